@@ -67,6 +67,25 @@ export class Writer {
     this.buf[this.len++] = v & 0xff;
   }
 
+  /** Appends a big-endian uint16 (the low 16 bits of `v`). */
+  u16(v: number): void {
+    this.ensure(2);
+    this.buf[this.len++] = (v >>> 8) & 0xff;
+    this.buf[this.len++] = v & 0xff;
+  }
+
+  /** Appends a big-endian 32-bit integer (the low 32 bits of `v`, so int32 and uint32 alike). */
+  u32(v: number): void {
+    this.ensure(4);
+    const b = this.buf;
+    const at = this.len;
+    b[at] = (v >>> 24) & 0xff;
+    b[at + 1] = (v >>> 16) & 0xff;
+    b[at + 2] = (v >>> 8) & 0xff;
+    b[at + 3] = v & 0xff;
+    this.len = at + 4;
+  }
+
   /** Appends raw bytes. */
   raw(b: Uint8Array): void {
     this.ensure(b.length);
@@ -80,6 +99,16 @@ export class Writer {
     const at = this.len;
     this.len += n;
     return at;
+  }
+
+  /** Writes one byte at an offset returned by `reserve(1)`, for a one-byte length prefix. */
+  patchU8(at: number, v: number): void {
+    this.buf[at] = v & 0xff;
+  }
+
+  /** Drops everything written after the first `n` bytes (to undo a partial write). */
+  truncate(n: number): void {
+    if (n < this.len) this.len = Math.max(0, n);
   }
 
   /** Writes a big-endian uint32 at an offset returned by `reserve(4)`. */
@@ -119,6 +148,28 @@ export class Reader {
   u8(): number {
     if (this.pos >= this.end) throw new DecodeError("Not enough data: need 1 byte, 0 left");
     return this.bytes[this.pos++]!;
+  }
+
+  /** Reads a big-endian uint16. */
+  u16(): number {
+    const p = this.pos;
+    if (p + 2 > this.end) throw new DecodeError(`Not enough data: need 2 bytes, ${this.remaining} left`);
+    this.pos = p + 2;
+    return (this.bytes[p]! << 8) | this.bytes[p + 1]!;
+  }
+
+  /** Reads a big-endian uint32 (as a non-negative number). */
+  u32(): number {
+    return this.i32() >>> 0;
+  }
+
+  /** Reads a big-endian int32. */
+  i32(): number {
+    const p = this.pos;
+    if (p + 4 > this.end) throw new DecodeError(`Not enough data: need 4 bytes, ${this.remaining} left`);
+    const b = this.bytes;
+    this.pos = p + 4;
+    return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
   }
 
   /** Runs `f` with `end` narrowed to the next `n` bytes, and checks that it consumed them all. */

@@ -1,0 +1,244 @@
+/**
+ * `createRpcHandler(directory, options)`: the RPC server as one `(request) => Promise<Response>`,
+ * with the status codes, bodies and headers of Octez v12's server (resto 0.6 + lib_rpc_http):
+ * 404 empty for no service, 405 with `Allow`, 501 for HEAD and unknown methods, 400 text/plain
+ * for a bad path argument, query or body, 415, 406, 500 with the JSON error list, CORS, and
+ * streamed answers. It never throws: anything unexpected becomes a 500 `failure`.
+ * @module
+ */
+import { defaultRegistry, type ErrorRegistry, type TraceItem } from "../errors/registry.ts";
+import { failureItem, traceOf } from "../errors/core.ts";
+import { AliasTable, type PathAlias } from "./aliases.ts";
+import { registerBuiltins } from "./builtins.ts";
+import { allowedHeaders, type CorsOptions, matchOrigin } from "./cors.ts";
+import { type Directory, methodsAt, type Resolution, resolvePath } from "./directory.ts";
+import {
+  ACCEPTABLE,
+  BodyError,
+  decodeBody,
+  encodeBody,
+  errorBody,
+  JSON_MEDIA,
+  type MediaType,
+  negotiateInput,
+  negotiateOutput,
+} from "./media.ts";
+import { QueryError } from "./query.ts";
+import { type Method, NotFound, type Service } from "./service.ts";
+import { streamOf } from "./stream.ts";
+import { parseTarget } from "./url.ts";
+
+/** Options of `createRpcHandler`. */
+export interface RpcHandlerOptions {
+  /** CORS: allowed origins and extra allowed headers. No origin allowed when absent. */
+  readonly cors?: CorsOptions;
+  /** Old paths served as new ones (e.g. `EARLY_LAYOUT_ALIASES`). */
+  readonly aliases?: readonly PathAlias[];
+  /** Registry listed by `GET /errors`; the node's registry when absent. */
+  readonly errors?: ErrorRegistry;
+  /** Register `/describe` and `/errors` into the directory (default true). */
+  readonly builtins?: boolean;
+}
+
+const METHODS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+const TEXT_PLAIN = { "content-type": "text/plain" };
+const EMPTY_QUERY = Object.freeze({});
+const NOT_ACCEPTABLE_BODY = new TextEncoder().encode(ACCEPTABLE);
+const jsonCaches = new WeakMap<Service, WeakMap<object, string>>();
+
+function empty(status: number, headers?: Record<string, string>): Response {
+  return new Response(null, headers === undefined ? { status } : { status, headers });
+}
+
+function badRequest(text: string): Response {
+  return new Response(text, { status: 400, headers: TEXT_PLAIN });
+}
+
+function lookupFailure(r: Exclude<Resolution, { kind: "found" }>): Response {
+  if (r.kind === "not_found") return empty(404);
+  return badRequest(
+    `Failed to parsed an argument in path. After "${r.context}", the value "${r.message}" is not acceptable for type "${r.arg.name}"`,
+  );
+}
+
+function safeTrace(e: unknown): readonly TraceItem[] {
+  const trace = traceOf(e);
+  try {
+    for (const item of trace) item.toJson();
+    return trace;
+  } catch (err) {
+    return [failureItem(`unprintable error trace: ${err instanceof Error ? err.message : String(err)}`)];
+  }
+}
+
+function failed(media: MediaType, headers: Record<string, string>, e: unknown): Response {
+  return new Response(errorBody(media, safeTrace(e)) as BodyInit, { status: 500, headers });
+}
+
+/**
+ * The RPC handler over `root`. Registers `/describe` and `/errors` in `root` (unless told not
+ * to); later registrations in `root` are served too.
+ *
+ * @example
+ * ```ts
+ * const root = new Directory();
+ * root.register(service({ method: "GET", path: ["version"], output: versionEncoding, handler: () => version }));
+ * const fetch = createRpcHandler(root, { cors: { origins: ["*"] } });
+ * const res = await fetch(new Request("http://node/version"));
+ * ```
+ */
+export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): (request: Request) => Promise<Response> {
+  if (options.builtins !== false) registerBuiltins(root, options.errors ?? defaultRegistry);
+  const aliases = options.aliases !== undefined && options.aliases.length > 0 ? new AliasTable(options.aliases) : undefined;
+  const origins = options.cors?.origins ?? [];
+  const corsHeaders = allowedHeaders(options.cors?.headers ?? []);
+
+  async function preflight(request: Request, segments: string[]): Promise<Response> {
+    const origin = request.headers.get("origin");
+    const asked = origin === null ? null : request.headers.get("access-control-request-method");
+    let r = resolvePath(root.root, undefined, segments, request);
+    if (r instanceof Promise) r = await r;
+    if (r.kind !== "found") return lookupFailure(r);
+    let methods: Method[];
+    if (asked !== null) {
+      if (!METHODS.has(asked)) return empty(404);
+      if (r.node.services?.has(asked as Method) !== true) {
+        const allowed = methodsAt(r.node);
+        return allowed.length === 0 ? empty(404) : empty(405, { allow: allowed.join(", ") });
+      }
+      methods = [asked as Method];
+    } else {
+      methods = methodsAt(r.node);
+      if (methods.length === 0) return empty(404);
+    }
+    const headers: Record<string, string> = {
+      "access-control-allow-methods": methods.join(", "),
+      "access-control-allow-headers": corsHeaders,
+    };
+    if (origin !== null) {
+      const allowed = matchOrigin(origins, origin);
+      if (allowed !== undefined) headers["access-control-allow-origin"] = allowed;
+    }
+    return empty(200, headers);
+  }
+
+  async function dispatch(request: Request): Promise<Response> {
+    const target = parseTarget(request.url);
+    let method = request.method;
+    let segments = target.segments;
+    if (aliases !== undefined) {
+      const a = aliases.resolve(method, segments);
+      if (a !== undefined) {
+        if (method !== "OPTIONS") method = a.method;
+        segments = a.segments;
+      }
+    }
+    if (method === "OPTIONS") return preflight(request, segments);
+    if (!METHODS.has(method)) return empty(501);
+
+    let r = resolvePath(root.root, undefined, segments, request);
+    if (r instanceof Promise) r = await r;
+    if (r.kind !== "found") return lookupFailure(r);
+    const svc = r.node.services?.get(method as Method);
+    if (svc === undefined) {
+      const allowed = methodsAt(r.node);
+      return allowed.length === 0 ? empty(404) : empty(405, { allow: allowed.join(", ") });
+    }
+
+    const headersIn = request.headers;
+    const contentType = headersIn.get("content-type");
+    let inMedia: MediaType = JSON_MEDIA;
+    if (contentType !== null) {
+      const m = negotiateInput(contentType);
+      if (m === undefined) return empty(415);
+      inMedia = m;
+    }
+    const accept = headersIn.get("accept");
+    let outMedia: MediaType = JSON_MEDIA;
+    if (accept !== null) {
+      const m = negotiateOutput(accept);
+      if (m === undefined) return new Response(NOT_ACCEPTABLE_BODY.slice(), { status: 406 });
+      outMedia = m;
+    }
+
+    let query: unknown = EMPTY_QUERY;
+    if (svc.query.fields.length > 0) {
+      try {
+        query = svc.query.parse(target.search);
+      } catch (e) {
+        if (e instanceof QueryError) return badRequest(`Failed to parse the query string: ${e.message}`);
+        throw e;
+      }
+    }
+
+    const headers: Record<string, string> = { "content-type": outMedia };
+    if (origins.length > 0) {
+      const origin = headersIn.get("origin");
+      if (origin !== null) {
+        const allowed = matchOrigin(origins, origin);
+        if (allowed !== undefined) headers["access-control-allow-origin"] = allowed;
+      }
+    }
+
+    let body: unknown = undefined;
+    if (svc.input !== undefined) {
+      try {
+        body = await decodeBody(inMedia, svc.input, request);
+      } catch (e) {
+        if (e instanceof BodyError) return badRequest(`Failed to parse the request body: ${e.message}`);
+        throw e;
+      }
+    }
+
+    const producer = svc.stream ? new AbortController() : undefined;
+    let result: unknown;
+    try {
+      result = await svc.handler({
+        params: r.params,
+        query,
+        body,
+        ctx: r.ctx,
+        request,
+        signal: producer === undefined ? request.signal : producer.signal,
+      });
+    } catch (e) {
+      producer?.abort();
+      if (e instanceof NotFound) return empty(404, headers);
+      return failed(outMedia, headers, e);
+    }
+
+    if (producer !== undefined) {
+      if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) {
+        producer.abort();
+        return failed(outMedia, headers, new TypeError("streaming service did not return an async iterable"));
+      }
+      const output = svc.output;
+      const media = outMedia;
+      const stream = streamOf(result as AsyncIterable<unknown>, (v) => encodeBody(media, output, v), producer, request.signal);
+      return new Response(stream, { status: 200, headers });
+    }
+
+    if (result === undefined && svc.optional) return empty(404, headers);
+    let payload: string | Uint8Array;
+    try {
+      if (svc.cache && outMedia === JSON_MEDIA && result !== null && typeof result === "object") {
+        let cache = jsonCaches.get(svc);
+        if (cache === undefined) jsonCaches.set(svc, (cache = new WeakMap()));
+        let text = cache.get(result);
+        if (text === undefined) cache.set(result, (text = encodeBody(JSON_MEDIA, svc.output, result) as string));
+        payload = text;
+      } else payload = encodeBody(outMedia, svc.output, result);
+    } catch (e) {
+      return failed(outMedia, headers, e);
+    }
+    return new Response(payload as BodyInit, { status: 200, headers });
+  }
+
+  return async function handle(request: Request): Promise<Response> {
+    try {
+      return await dispatch(request);
+    } catch (e) {
+      return failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
+    }
+  };
+}
