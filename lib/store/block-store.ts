@@ -1,0 +1,178 @@
+/**
+ * The block store: headers, operations and the shell's record of each block (protocols, metadata
+ * bytes), the main-branch level index, per-chain data (head, checkpoint, savepoint, caboose),
+ * invalid blocks and known protocols. Reads are synchronous and go to the key-value store; writes
+ * are returned as `WriteOp`s so that a block, its context and the head move land in one atomic
+ * `write`.
+ * @module
+ */
+import { B58, b58decode, b58encode } from "../encoding/base58.ts";
+import { bytes, string as stringCodec } from "../encoding/bytes.ts";
+import { decodeBinary, encodeBinary, type Json } from "../encoding/codec.ts";
+import { blockHash as blockHashCodec, protocolHash } from "../encoding/hashes.ts";
+import { int32, uint16 } from "../encoding/integers.ts";
+import { list } from "../encoding/list.ts";
+import { obj, req } from "../encoding/object.ts";
+import type { KeyValueStore, WriteOp } from "./kv.ts";
+import { key, prefixRange, readU32, Table, u32 } from "./tables.ts";
+
+/** What the shell records of a block beside its header and operations. */
+export interface BlockInfo {
+  /** Protocol that validated this block (the predecessor's `next_protocol`). */
+  protocol: string;
+  /** Protocol that validates the next block. */
+  next_protocol: string;
+  /** How many blocks back an operation's branch may be, for the next block. */
+  max_operations_ttl: number;
+  /** Block metadata in the binary encoding of `protocol` (empty for the genesis block). */
+  metadata: Uint8Array;
+  /** Receipts of the operations, per validation pass, in the binary encoding of `protocol`. */
+  operations_metadata: Uint8Array[][];
+}
+
+const blockInfoCodec = obj(
+  req("protocol", protocolHash),
+  req("next_protocol", protocolHash),
+  req("max_operations_ttl", uint16),
+  req("metadata", bytes),
+  req("operations_metadata", list(list(bytes))),
+);
+
+const operationsCodec = list(list(bytes));
+
+/** An entry of `/chains/<chain>/invalid_blocks`. */
+export interface InvalidBlock {
+  block: string;
+  level: number;
+  errors: Json;
+}
+
+const invalidBlockCodec = obj(req("block", blockHashCodec), req("level", int32), req("errors", stringCodec));
+
+/** Per-chain data names in the `chainData` table. */
+export type ChainDataName = "head" | "checkpoint" | "savepoint" | "caboose" | "history_mode";
+
+const rawHash = (h: string) => b58decode(B58.blockHash, h);
+
+/** Typed access to the chain tables of a key-value store. */
+export class BlockStore {
+  readonly kv: KeyValueStore;
+  readonly chainId: Uint8Array;
+
+  constructor(kv: KeyValueStore, chainId: Uint8Array) {
+    this.kv = kv;
+    this.chainId = chainId;
+  }
+
+  /** Raw header bytes of a block, or `undefined` if unknown. */
+  header(hash: string): Uint8Array | undefined {
+    return this.kv.get(key(Table.blockHeader, rawHash(hash)));
+  }
+
+  /** Operations of a block (raw bytes per validation pass). */
+  operations(hash: string): Uint8Array[][] | undefined {
+    const v = this.kv.get(key(Table.blockOperations, rawHash(hash)));
+    return v === undefined ? undefined : decodeBinary(operationsCodec, v);
+  }
+
+  /** The shell's record of a block. */
+  info(hash: string): BlockInfo | undefined {
+    const v = this.kv.get(key(Table.blockMetadata, rawHash(hash)));
+    return v === undefined ? undefined : decodeBinary(blockInfoCodec, v);
+  }
+
+  /** Writes that store a whole block. */
+  putBlock(hash: string, header: Uint8Array, operations: Uint8Array[][], info: BlockInfo): WriteOp[] {
+    const h = rawHash(hash);
+    return [
+      { key: key(Table.blockHeader, h), value: header },
+      { key: key(Table.blockOperations, h), value: encodeBinary(operationsCodec, operations) },
+      { key: key(Table.blockMetadata, h), value: encodeBinary(blockInfoCodec, info) },
+    ];
+  }
+
+  /** Hash of the main-branch block at `level`. */
+  hashAtLevel(level: number): string | undefined {
+    if (!Number.isInteger(level) || level < 0 || level > 0xffffffff) return undefined;
+    const v = this.kv.get(key(Table.levelIndex, this.chainId, u32(level)));
+    return v === undefined ? undefined : b58encode(B58.blockHash, v);
+  }
+
+  /** Write that records `hash` as the main-branch block at `level`. */
+  putLevel(level: number, hash: string): WriteOp {
+    return { key: key(Table.levelIndex, this.chainId, u32(level)), value: rawHash(hash) };
+  }
+
+  /** Writes that drop the main-branch index above `level`. */
+  truncateLevels(level: number): WriteOp[] {
+    const ops: WriteOp[] = [];
+    const { lt } = prefixRange(key(Table.levelIndex, this.chainId));
+    for (const [k] of this.kv.range({ gte: key(Table.levelIndex, this.chainId, u32(level + 1)), lt })) ops.push({ key: k });
+    return ops;
+  }
+
+  /** Raw value of a per-chain datum. */
+  chainData(name: ChainDataName): Uint8Array | undefined {
+    return this.kv.get(key(Table.chainData, this.chainId, name));
+  }
+
+  /** Write of a per-chain datum. */
+  putChainData(name: ChainDataName, value: Uint8Array): WriteOp {
+    return { key: key(Table.chainData, this.chainId, name), value };
+  }
+
+  /** Every recorded invalid block. */
+  invalidBlocks(): InvalidBlock[] {
+    const out: InvalidBlock[] = [];
+    for (const [, v] of this.kv.range(prefixRange(key(Table.invalidBlocks)))) out.push(decodeInvalid(v));
+    return out;
+  }
+
+  /** One invalid block, if recorded. */
+  invalidBlock(hash: string): InvalidBlock | undefined {
+    const v = this.kv.get(key(Table.invalidBlocks, rawHash(hash)));
+    return v === undefined ? undefined : decodeInvalid(v);
+  }
+
+  /** Write that records (or, without `entry`, removes) an invalid block. */
+  putInvalidBlock(hash: string, entry?: InvalidBlock): WriteOp {
+    const k = key(Table.invalidBlocks, rawHash(hash));
+    if (entry === undefined) return { key: k };
+    return { key: k, value: encodeBinary(invalidBlockCodec, { ...entry, errors: JSON.stringify(entry.errors) }) };
+  }
+
+  /** Stored protocol record bytes by protocol hash. */
+  protocol(hash: string): Uint8Array | undefined {
+    return this.kv.get(key(Table.protocols, b58decode(B58.protocolHash, hash)));
+  }
+
+  /** Hashes of every stored protocol, in key order. */
+  protocolHashes(): string[] {
+    const out: string[] = [];
+    for (const [k] of this.kv.range(prefixRange(key(Table.protocols)))) out.push(b58encode(B58.protocolHash, k.subarray(1)));
+    return out;
+  }
+
+  /** Write that stores a protocol record. */
+  putProtocol(hash: string, record: Uint8Array): WriteOp {
+    return { key: key(Table.protocols, b58decode(B58.protocolHash, hash)), value: record };
+  }
+}
+
+function decodeInvalid(v: Uint8Array): InvalidBlock {
+  const r = decodeBinary(invalidBlockCodec, v);
+  return { block: r.block, level: r.level, errors: JSON.parse(r.errors) as Json };
+}
+
+/** A block hash and level packed as 36 bytes (checkpoint, savepoint, caboose values). */
+export function encodeBlockLocator(hash: string, level: number): Uint8Array {
+  const out = new Uint8Array(36);
+  out.set(rawHash(hash), 0);
+  out.set(u32(level), 32);
+  return out;
+}
+
+/** Inverse of `encodeBlockLocator`. */
+export function decodeBlockLocator(v: Uint8Array): { hash: string; level: number } {
+  return { hash: b58encode(B58.blockHash, v.subarray(0, 32)), level: readU32(v, 32) };
+}

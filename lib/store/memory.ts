@@ -1,0 +1,74 @@
+/**
+ * `MemoryStore`: the in-memory `KeyValueStore`, for tests, the browser without IndexedDB and
+ * throw-away sandboxes. Keys are kept in bytewise order; values are copied on the way in and on
+ * the way out, so no caller can change what the store holds except through `write`.
+ * @module
+ */
+import type { KeyValueStore, RangeOptions, WriteOp } from "./kv.ts";
+import { SortedBytesMap } from "./sorted.ts";
+import { checkKey, checkRangeOptions, checkWriteOps, closedError } from "./validate.ts";
+
+/**
+ * A `KeyValueStore` held in memory: sorted, with lazy range scans, and atomic writes (a write is
+ * checked whole before any of it applies).
+ * @example
+ * const store = new MemoryStore();
+ * await store.write([{ key: new Uint8Array([1, 0]), value: new Uint8Array([42]) }]);
+ * store.get(new Uint8Array([1, 0])); // Uint8Array [42]
+ */
+export class MemoryStore implements KeyValueStore {
+  #map = new SortedBytesMap();
+  #closed = false;
+
+  /** Number of entries (handy in tests and benches). */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** The value at `key` (a copy), or `undefined`. */
+  get(key: Uint8Array): Uint8Array | undefined {
+    this.#check();
+    checkKey(key);
+    return this.#map.get(key)?.slice();
+  }
+
+  /** Entries in `[gte, lt)`, in key order or reversed, at most `limit`; keys and values are copies. */
+  range(options: RangeOptions): IterableIterator<[Uint8Array, Uint8Array]> {
+    this.#check();
+    checkRangeOptions(options);
+    return this.#scan(options);
+  }
+
+  *#scan(options: RangeOptions): Generator<[Uint8Array, Uint8Array]> {
+    for (const [k, v] of this.#map.range(options)) {
+      this.#check();
+      yield [k.slice(), v.slice()];
+    }
+  }
+
+  /** Applies `ops` in order, all or nothing (they are checked before any applies). */
+  write(ops: readonly WriteOp[]): Promise<void> {
+    try {
+      this.#check();
+      checkWriteOps(ops);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    for (const { key, value } of ops) {
+      if (value === undefined) this.#map.delete(key);
+      else this.#map.set(key.slice(), value.slice());
+    }
+    return Promise.resolve();
+  }
+
+  /** Drops the contents; later calls throw. Closing twice is harmless. */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#map.clear();
+    return Promise.resolve();
+  }
+
+  #check(): void {
+    if (this.#closed) throw closedError("MemoryStore");
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The browser's `KeyValueStore`, on IndexedDB through `idb-keyval` (one object store, binary
+ * keys). IndexedDB reads are asynchronous and the interface's are not, so the store loads every
+ * entry into a sorted in-memory copy when it opens and serves reads from it; each `write` is one
+ * IndexedDB transaction, applied to the copy only once that transaction has completed.
+ *
+ * Fit for a browser node on a small chain (a sandbox, tests): the whole state must fit in memory.
+ * Tests run it on `fake-indexeddb` (imported by the test only).
+ * @module
+ */
+import { createStore, entries, promisifyRequest, type UseStore } from "idb-keyval";
+import type { KeyValueStore, RangeOptions, WriteOp } from "../../lib/store/kv.ts";
+import { SortedBytesMap } from "../../lib/store/sorted.ts";
+import { checkKey, checkRangeOptions, checkWriteOps, closedError } from "../../lib/store/validate.ts";
+
+/** Name of the object store inside the IndexedDB database. */
+export const OBJECT_STORE_NAME = "kv";
+
+/**
+ * Opens (creating if needed) the IndexedDB database `name` and loads it into memory.
+ * @example
+ * const store = await openIndexedDbStore("tezos-sandbox");
+ * await store.write([{ key, value }]);
+ * store.get(key);
+ */
+export async function openIndexedDbStore(name: string): Promise<KeyValueStore> {
+  if (typeof name !== "string" || name === "") throw new TypeError("openIndexedDbStore: name must be a non-empty string");
+  if (typeof indexedDB === "undefined") throw new Error("openIndexedDbStore: this runtime has no indexedDB");
+  const useStore = createStore(name, OBJECT_STORE_NAME);
+  const map = new SortedBytesMap();
+  for (const [k, v] of await entries<IDBValidKey, unknown>(useStore)) {
+    map.set(toBytes(k, "key"), toBytes(v, "value"));
+  }
+  return new IndexedDbKeyValueStore(name, useStore, map);
+}
+
+class IndexedDbKeyValueStore implements KeyValueStore {
+  #name: string;
+  #useStore: UseStore;
+  #map: SortedBytesMap;
+  #closed = false;
+
+  constructor(name: string, useStore: UseStore, map: SortedBytesMap) {
+    this.#name = name;
+    this.#useStore = useStore;
+    this.#map = map;
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    this.#check();
+    checkKey(key);
+    return this.#map.get(key)?.slice();
+  }
+
+  range(options: RangeOptions): IterableIterator<[Uint8Array, Uint8Array]> {
+    this.#check();
+    checkRangeOptions(options);
+    return this.#scan(options);
+  }
+
+  *#scan(options: RangeOptions): Generator<[Uint8Array, Uint8Array]> {
+    for (const [k, v] of this.#map.range(options)) {
+      this.#check();
+      yield [k.slice(), v.slice()];
+    }
+  }
+
+  async write(ops: readonly WriteOp[]): Promise<void> {
+    this.#check();
+    checkWriteOps(ops);
+    if (ops.length === 0) return;
+    // Copies taken now: what the caller does with its arrays afterwards changes nothing.
+    const batch = ops.map(({ key, value }) => ({ key: key.slice(), value: value?.slice() }));
+    await this.#useStore("readwrite", (store) => {
+      try {
+        for (const { key, value } of batch) {
+          if (value === undefined) store.delete(key.buffer);
+          else store.put(value, key.buffer);
+        }
+      } catch (e) {
+        store.transaction.abort();
+        throw e;
+      }
+      return promisifyRequest(store.transaction);
+    });
+    for (const { key, value } of batch) {
+      if (value === undefined) this.#map.delete(key);
+      else this.#map.set(key, value);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const db = await this.#useStore("readonly", (store) => store.transaction.db);
+    db.close();
+    this.#map.clear();
+  }
+
+  #check(): void {
+    if (this.#closed) throw closedError(`IndexedDB store ${this.#name}`);
+  }
+}
+
+function toBytes(x: unknown, what: string): Uint8Array {
+  if (x instanceof Uint8Array) return x.constructor === Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  throw new TypeError(`IndexedDB store holds a ${what} that is not binary (${typeof x})`);
+}
