@@ -2,7 +2,14 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
+import { createRpcHandler } from "./rpc/handler.ts";
+import { nodeDirectory } from "./rpc/services/mod.ts";
+import { Chain } from "./shell/chain.ts";
+import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
+import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { KeyValueStore } from "./store/kv.ts";
+import { MemoryStore } from "./store/memory.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -24,6 +31,8 @@ export interface NodeOptions {
   cors?: { origins: readonly string[]; headers: readonly string[] };
   /** Wall clock in milliseconds since the epoch; `Date.now` when absent. */
   now?: () => number;
+  /** The chain's genesis; Octez's sandbox genesis when absent. */
+  genesis?: GenesisConfig;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -32,4 +41,37 @@ export interface TezosNode {
   fetch(request: Request): Promise<Response>;
   /** Stops background work and closes the store. */
   close(): Promise<void>;
+}
+
+/**
+ * Opens (or creates) the node's chain in `options.store` and returns its RPC handler.
+ *
+ * @example
+ * ```ts
+ * const node = await createNode();
+ * const res = await node.fetch(new Request("http://localhost/chains/main/blocks/head/hash"));
+ * await res.json(); // "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2"
+ * await node.close();
+ * ```
+ */
+export async function createNode(options: NodeOptions = {}): Promise<TezosNode> {
+  const kv = options.store ?? new MemoryStore();
+  const genesis = options.genesis ?? SANDBOX_GENESIS;
+  const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis), options.historyMode ?? "full");
+  const protocols = new ProtocolRegistry(chain.store, [genesis.protocol]);
+  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis }), {
+    cors: options.cors,
+    aliases: EARLY_LAYOUT_ALIASES,
+  });
+  let closed = false;
+  return {
+    fetch: handler,
+    async close() {
+      if (closed) return;
+      closed = true;
+      chain.close();
+      protocols.added.close();
+      await kv.close();
+    },
+  };
 }

@@ -34,4 +34,5 @@ export * from "./micheline.ts";
 export * from "./michelson-primitives.ts";
 export * from "./block-header.ts";
 export * from "./operation.ts";
+export * from "./json.ts";
 export { describeBinary } from "./describe.ts";

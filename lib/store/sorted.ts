@@ -94,7 +94,7 @@ export class SortedBytesMap {
     let pos: Pos | undefined = reverse
       ? this.#prev(lt === undefined ? this.#end() : this.#lowerBound(lt))
       : gte === undefined ? this.#first() : this.#lowerBound(gte);
-    while (pos !== undefined && count < limit) {
+    while (pos !== undefined && pos.c < this.#chunks.length && count < limit) {
       const chunk = this.#chunks[pos.c]!;
       const key = chunk.keys[pos.i]!;
       if (reverse ? gte !== undefined && compareBytes(key, gte) < 0 : lt !== undefined && compareBytes(key, lt) >= 0) return;

@@ -191,6 +191,16 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal(keysOf(s.range({ gte: b(0x05), lt: b(0x01) })), []);
     }));
 
+  test("range() of an empty store, or starting past the last key, is empty", () =>
+    withStore(async (s) => {
+      assert.equal(keysOf(s.range({ gte: b(0x16), lt: b(0x17) })), []);
+      assert.equal(keysOf(s.range({ gte: b(0x16) })), []);
+      assert.equal(keysOf(s.range({ gte: b(0x16), reverse: true })), []);
+      await fill(s);
+      assert.equal(keysOf(s.range({ gte: b(0xff, 0xff, 0x00) })), []);
+      assert.equal(keysOf(s.range({ gte: b(0xff, 0xff, 0x00), lt: b(0xff, 0xff, 0xff) })), []);
+    }));
+
   test("range() reverses with the same bounds", () =>
     withStore(async (s) => {
       await fill(s);

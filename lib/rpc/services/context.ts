@@ -1,0 +1,22 @@
+/**
+ * What the shell's RPC services read: the node's chain, its protocols and its settings.
+ * @module
+ */
+import type { Chain } from "../../shell/chain.ts";
+import type { GenesisConfig } from "../../shell/genesis.ts";
+import type { ProtocolRegistry } from "../../shell/protocols.ts";
+import { NotFound } from "../service.ts";
+import type { ChainRef } from "../arg.ts";
+
+/** The node as the RPC services see it. */
+export interface ShellView {
+  readonly chain: Chain;
+  readonly protocols: ProtocolRegistry;
+  readonly genesis: GenesisConfig;
+}
+
+/** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */
+export function chainOf(shell: ShellView, ref: ChainRef): Chain {
+  if (ref.kind === "main" || (ref.kind === "id" && ref.id === shell.chain.chainId)) return shell.chain;
+  throw new NotFound();
+}

@@ -1,0 +1,16 @@
+/**
+ * The node's service tree: chain-level, block and node-level services in one directory.
+ * @module
+ */
+import { Directory } from "../directory.ts";
+import { blockServices } from "./blocks.ts";
+import { chainServices } from "./chains.ts";
+import type { ShellView } from "./context.ts";
+import { nodeServices } from "./node.ts";
+
+export type { ShellView } from "./context.ts";
+
+/** Every service of the node over `shell`. */
+export function nodeDirectory(shell: ShellView): Directory<void> {
+  return new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell));
+}

@@ -1,0 +1,134 @@
+/**
+ * Node-level services: `/version`, `/protocols`, `/config/…` and the `/monitor/…` streams.
+ * @module
+ */
+import { protocolHash } from "../../encoding/hashes.ts";
+import type { Block } from "../../shell/chain.ts";
+import { chainArg, protocolHashArg } from "../arg.ts";
+import { Directory } from "../directory.ts";
+import { multi, query } from "../query.ts";
+import { NotFound, service, streamService } from "../service.ts";
+import { chainOf, type ShellView } from "./context.ts";
+import {
+  bootstrappedCodec,
+  headNoticeCodec,
+  historyModeAnswerCodec,
+  protocolListCodec,
+  protocolOverridesCodec,
+  userActivatedUpgradesCodec,
+  validBlockNoticeCodec,
+  versionCodec,
+} from "./shell-encodings.ts";
+
+/** The Octez release whose RPC interface this node serves. */
+export const OCTEZ_VERSION = { major: 12, minor: 4, additional_info: "release" } as const;
+
+/** P2P versions announced (Octez v12: distributed DB 2, p2p 1). */
+export const NETWORK_VERSION = { distributed_db_version: 2, p2p_version: 1 } as const;
+
+/** Async iterable over `source`, keeping values that pass `keep`, mapped by `map`. */
+async function* filterMap<T, U>(source: AsyncIterable<T>, keep: (v: T) => boolean, map: (v: T) => U): AsyncGenerator<U> {
+  for await (const v of source) if (keep(v)) yield map(v);
+}
+
+function notice(b: Block) {
+  return { hash: b.hash, ...b.header };
+}
+
+/** Registers the node-level services. */
+export function nodeServices(shell: ShellView): Directory<void> {
+  const { chain, protocols } = shell;
+  return new Directory().register(
+    service({
+      method: "GET",
+      path: ["version"],
+      description: "Get information on the node version",
+      output: versionCodec,
+      handler: () => ({
+        version: OCTEZ_VERSION,
+        network_version: { chain_name: shell.genesis.chainName, ...NETWORK_VERSION },
+        commit_info: undefined,
+      }),
+    }),
+    service({
+      method: "GET",
+      path: ["protocols"],
+      output: protocolListCodec,
+      handler: () => protocols.list(),
+    }),
+    service({
+      method: "GET",
+      path: ["config", "network", "user_activated_upgrades"],
+      description: "List of protocols to switch to at given levels",
+      output: userActivatedUpgradesCodec,
+      handler: () => [],
+    }),
+    service({
+      method: "GET",
+      path: ["config", "network", "user_activated_protocol_overrides"],
+      description: "List of protocols which replace other protocols",
+      output: protocolOverridesCodec,
+      handler: () => [],
+    }),
+    service({
+      method: "GET",
+      path: ["config", "history_mode"],
+      description: "Returns the history mode of the node's underlying storage.",
+      output: historyModeAnswerCodec,
+      handler: () => ({ history_mode: chain.historyMode }),
+    }),
+    streamService({
+      method: "GET",
+      path: ["monitor", "bootstrapped"],
+      description:
+        "Wait for the node to have synchronized its chain with a few peers (configured by the node's administrator), streaming head updates that happen during the bootstrapping process, and closing the stream at the end. If the node was already bootstrapped, returns the current head immediately.",
+      output: bootstrappedCodec,
+      // A sandbox node is bootstrapped from the start: the current head, then the end.
+      handler: async function* () {
+        yield { block: chain.head.hash, timestamp: chain.head.header.timestamp };
+      },
+    }),
+    streamService({
+      method: "GET",
+      path: ["monitor", "heads", chainArg],
+      description: "Monitor all blocks that are successfully validated by the node and selected as the new head of the given chain.",
+      query: query({ next_protocol: multi(protocolHashArg) }),
+      output: headNoticeCodec,
+      handler: ({ params: [c], query: q, signal }) => {
+        const ch = chainOf(shell, c);
+        const wanted = q.next_protocol;
+        const keep = (b: Block) => wanted.length === 0 || wanted.includes(b.info.next_protocol);
+        return filterMap(ch.heads.subscribe([ch.head], signal), keep, notice);
+      },
+    }),
+    streamService({
+      method: "GET",
+      path: ["monitor", "valid_blocks"],
+      description: "Monitor all blocks that are successfully validated by the node, disregarding whether they were selected as the new head or not.",
+      query: query({ protocol: multi(protocolHashArg), next_protocol: multi(protocolHashArg), chain: multi(chainArg) }),
+      output: validBlockNoticeCodec,
+      handler: ({ query: q, signal }) => {
+        const chains = q.chain.map((c) => {
+          try {
+            return chainOf(shell, c);
+          } catch (e) {
+            if (e instanceof NotFound) return undefined;
+            throw e;
+          }
+        });
+        const keep = (b: Block) =>
+          (q.chain.length === 0 || chains.includes(chain)) &&
+          (q.protocol.length === 0 || q.protocol.includes(b.info.protocol)) &&
+          (q.next_protocol.length === 0 || q.next_protocol.includes(b.info.next_protocol));
+        return filterMap(chain.validBlocks.subscribe([], signal), keep, (b) => ({ chain_id: chain.chainId, ...notice(b) }));
+      },
+    }),
+    streamService({
+      method: "GET",
+      path: ["monitor", "protocols"],
+      description: "Monitor all economic protocols that are retrieved and successfully loaded and compiled by the node.",
+      output: protocolHash,
+      handler: ({ signal }) => protocols.added.subscribe([], signal),
+    }),
+  );
+}

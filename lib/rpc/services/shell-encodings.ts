@@ -1,0 +1,121 @@
+/**
+ * Encodings of the shell's RPC answers (Octez `lib_shell_services`): checkpoint, history mode,
+ * invalid blocks, bootstrap status, version, monitor notices, network configuration.
+ * @module
+ */
+import { rawBlockHeader, type RawBlockHeader } from "../../encoding/block-header.ts";
+import { bool, int31, int32, uint16 } from "../../encoding/integers.ts";
+import { string } from "../../encoding/bytes.ts";
+import { constant, def, splitted, stringEnum } from "../../encoding/conv.ts";
+import type { Codec } from "../../encoding/core.ts";
+import { dynamicSize } from "../../encoding/dynamic.ts";
+import { blockHash, chainId, protocolHash } from "../../encoding/hashes.ts";
+import { list } from "../../encoding/list.ts";
+import { allowAbsent, mergeObjs, obj, req } from "../../encoding/object.ts";
+import { option, tagged, union } from "../../encoding/union.ts";
+import { timestamp } from "../../encoding/time.ts";
+import type { HistoryMode } from "../../node.ts";
+import { jsonValue } from "../../encoding/json.ts";
+
+/** History mode (Octez `history_mode`), with the default number of additional cycles. */
+export const historyModeCodec: Codec<HistoryMode> = def(
+  "history_mode",
+  union<HistoryMode>([
+    tagged(0, "archive", constant("archive"), (m) => (m === "archive" ? "archive" : undefined), () => "archive"),
+    tagged(3, "full_alias", constant("full"), (m) => (m === "full" ? "full" : undefined), () => "full"),
+    tagged(4, "rolling_alias", constant("rolling"), (m) => (m === "rolling" ? "rolling" : undefined), () => "rolling"),
+  ]),
+  { title: "history mode", description: "Storage mode for the Tezos shell." },
+);
+
+/** The deprecated `/checkpoint` answer. */
+export interface Checkpoint {
+  block: RawBlockHeader;
+  savepoint: number;
+  caboose: number;
+  history_mode: HistoryMode;
+}
+
+const checkpointV12 = obj(
+  req("block", dynamicSize(rawBlockHeader)),
+  req("savepoint", int32),
+  req("caboose", int32),
+  req("history_mode", historyModeCodec),
+);
+
+const checkpointJson = obj(
+  req("block", dynamicSize(rawBlockHeader)),
+  req("save_point", int32),
+  req("savepoint", int32),
+  req("caboose", int32),
+  req("history_mode", historyModeCodec),
+);
+
+/**
+ * `/chains/<chain>/checkpoint`: Octez v12's binary form; in JSON the savepoint appears both as
+ * `savepoint` (v12) and `save_point` (the specification's spelling).
+ */
+export const checkpointCodec: Codec<Checkpoint> = splitted<Checkpoint>(
+  {
+    toJson: (v) => checkpointJson.toJson({ ...v, save_point: v.savepoint }),
+    fromJson: (j) => checkpointJson.fromJson(j),
+    schema: checkpointJson.schema,
+  },
+  checkpointV12,
+);
+
+/** `{block_hash, level}` of `/chains/<chain>/levels/*`. */
+export const blockDescriptorCodec = obj(req("block_hash", blockHash), req("level", int32));
+
+/** An entry of `/chains/<chain>/invalid_blocks`. */
+export const invalidBlockCodec = obj(req("block", blockHash), req("level", int32), req("errors", jsonValue()));
+
+/** `/chains/<chain>/is_bootstrapped`. */
+export const bootstrapStatusCodec = obj(
+  req("bootstrapped", bool),
+  req("sync_state", stringEnum(["synced", "unsynced", "stuck"] as const)),
+);
+
+/** `/monitor/bootstrapped`. */
+export const bootstrappedCodec = obj(req("block", blockHash), req("timestamp", timestamp));
+
+/** `/monitor/heads/<chain>`: the hash, then the raw header fields. */
+export const headNoticeCodec = mergeObjs(obj(req("hash", blockHash)), rawBlockHeader);
+
+/** `/monitor/valid_blocks`. */
+export const validBlockNoticeCodec = mergeObjs(obj(req("chain_id", chainId), req("hash", blockHash)), rawBlockHeader);
+
+/** `/chains/<chain>/blocks`: lists of block hashes. */
+export const blockListsCodec = list(list(blockHash));
+
+/** `/version`. */
+export const versionCodec = obj(
+  req(
+    "version",
+    obj(
+      req("major", int31),
+      req("minor", int31),
+      req(
+        "additional_info",
+        union<string>([
+          tagged(0, "Dev", constant("dev"), (v) => (v === "dev" ? "dev" : undefined), () => "dev"),
+          tagged(2, "Release", constant("release"), (v) => (v === "release" ? "release" : undefined), () => "release"),
+        ]),
+      ),
+    ),
+  ),
+  req("network_version", obj(req("chain_name", string), req("distributed_db_version", uint16), req("p2p_version", uint16))),
+  req("commit_info", allowAbsent(option(obj(req("commit_hash", string), req("commit_date", string))))),
+);
+
+/** `/config/network/user_activated_upgrades`. */
+export const userActivatedUpgradesCodec = list(obj(req("level", int32), req("replacement_protocol", protocolHash)));
+
+/** `/config/network/user_activated_protocol_overrides`. */
+export const protocolOverridesCodec = list(obj(req("replaced_protocol", protocolHash), req("replacement_protocol", protocolHash)));
+
+/** `/config/history_mode`. */
+export const historyModeAnswerCodec = obj(req("history_mode", historyModeCodec));
+
+/** `/protocols`. */
+export const protocolListCodec = list(protocolHash);

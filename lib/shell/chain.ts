@@ -1,0 +1,246 @@
+/**
+ * The state of one chain: its genesis, its current head chosen by fitness, the main-branch index,
+ * checkpoint, savepoint and caboose, invalid blocks, and the watchers that monitors follow.
+ * Storing a block writes the block, its context and (when it wins) the new head in one atomic
+ * store write, and only then tells the watchers.
+ * @module
+ */
+import { B58, b58encode } from "../encoding/base58.ts";
+import { rawBlockHeader, type RawBlockHeader } from "../encoding/block-header.ts";
+import { decodeBinary, type Json } from "../encoding/codec.ts";
+import { compareFitness } from "../encoding/fitness.ts";
+import type { HistoryMode } from "../node.ts";
+import { BlockStore, type BlockInfo, decodeBlockLocator, encodeBlockLocator, type InvalidBlock } from "../store/block-store.ts";
+import type { KeyValueStore, WriteOp } from "../store/kv.ts";
+import { Watcher } from "./watcher.ts";
+
+/** A stored block as the shell sees it: hash, raw header bytes, decoded header, shell record. */
+export interface Block {
+  readonly hash: string;
+  readonly bytes: Uint8Array;
+  readonly header: RawBlockHeader;
+  readonly info: BlockInfo;
+}
+
+/** Which block a path names, as parsed from a `block_id` argument. */
+export type BlockRef =
+  | { kind: "genesis" }
+  | { kind: "head"; offset: number }
+  | { kind: "alias"; alias: "checkpoint" | "savepoint" | "caboose"; offset: number }
+  | { kind: "hash"; hash: string; offset: number }
+  | { kind: "level"; level: number };
+
+/** A block to store, with the context writes of its commit. */
+export interface NewBlock {
+  readonly hash: string;
+  readonly bytes: Uint8Array;
+  readonly operations: Uint8Array[][];
+  readonly info: BlockInfo;
+  /** Context writes of this block's commit (new nodes only). */
+  readonly contextOps: readonly WriteOp[];
+}
+
+const historyModes: readonly HistoryMode[] = ["archive", "full", "rolling"];
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** Raised when a data dir holds a chain of another history mode than the one asked for. */
+export class HistoryModeMismatch extends Error {
+  override name = "HistoryModeMismatch";
+}
+
+/** One chain's state over a block store. */
+export class Chain {
+  readonly store: BlockStore;
+  readonly chainId: string;
+  readonly genesis: Block;
+  readonly historyMode: HistoryMode;
+  /** Each new head, after its write is durable. */
+  readonly heads = new Watcher<Block>();
+  /** Each newly stored valid block, head or not. */
+  readonly validBlocks = new Watcher<Block>();
+  private headBlock: Block;
+  private readonly cache = new Map<string, Block>();
+
+  private constructor(store: BlockStore, chainId: string, genesis: Block, head: Block, historyMode: HistoryMode) {
+    this.store = store;
+    this.chainId = chainId;
+    this.genesis = genesis;
+    this.headBlock = head;
+    this.historyMode = historyMode;
+  }
+
+  /**
+   * Opens the chain stored in `kv`, writing `genesis` first if the store is new. The genesis
+   * block's hash is given (it is a configured constant, not the hash of its header).
+   */
+  static async open(kv: KeyValueStore, chainId: Uint8Array, genesis: NewBlock, historyMode: HistoryMode): Promise<Chain> {
+    const store = new BlockStore(kv, chainId);
+    const stored = store.chainData("history_mode");
+    if (stored === undefined) {
+      const locator = encodeBlockLocator(genesis.hash, 0);
+      await kv.write([
+        ...genesis.contextOps,
+        ...store.putBlock(genesis.hash, genesis.bytes, genesis.operations, genesis.info),
+        store.putLevel(0, genesis.hash),
+        store.putChainData("head", locator),
+        store.putChainData("checkpoint", locator),
+        store.putChainData("savepoint", locator),
+        store.putChainData("caboose", locator),
+        store.putChainData("history_mode", utf8.encode(historyMode)),
+      ]);
+    } else {
+      const mode = fromUtf8.decode(stored);
+      if (mode !== historyMode) {
+        throw new HistoryModeMismatch(
+          `The data directory holds a chain in ${mode} mode; it cannot be opened in ${historyMode} mode.`,
+        );
+      }
+    }
+    const read = (hash: string) => {
+      const b = readBlock(store, hash);
+      if (b === undefined) throw new Error(`Corrupted store: block ${hash} is missing`);
+      return b;
+    };
+    const head = decodeBlockLocator(store.chainData("head")!);
+    return new Chain(store, b58encode(B58.chainId, chainId), read(genesis.hash), read(head.hash), historyMode);
+  }
+
+  /** The current head. */
+  get head(): Block {
+    return this.headBlock;
+  }
+
+  /** A stored block by hash. */
+  block(hash: string): Block | undefined {
+    const hit = this.cache.get(hash);
+    if (hit) return hit;
+    const b = readBlock(this.store, hash);
+    if (b) this.remember(b);
+    return b;
+  }
+
+  private remember(b: Block): void {
+    if (this.cache.size >= 512) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(b.hash, b);
+  }
+
+  /** The main-branch block at `level`. */
+  blockAtLevel(level: number): Block | undefined {
+    if (level > this.headBlock.header.level) return undefined;
+    const hash = this.store.hashAtLevel(level);
+    return hash === undefined ? undefined : this.block(hash);
+  }
+
+  /** Whether `b` is on the main branch (an ancestor of the head, or the head). */
+  isOnMainBranch(b: Block): boolean {
+    return this.store.hashAtLevel(b.header.level) === b.hash;
+  }
+
+  /**
+   * The block `n` steps from `b`: its n-th predecessor for n > 0 (the genesis block is its own
+   * predecessor), the main-branch block n levels above for n < 0 (only when `b` is on it).
+   */
+  offset(b: Block, n: number): Block | undefined {
+    if (n === 0) return b;
+    if (this.isOnMainBranch(b)) return this.blockAtLevel(Math.max(0, b.header.level - n));
+    if (n < 0) return undefined;
+    let cur: Block | undefined = b;
+    for (let i = 0; i < n && cur !== undefined; i++) {
+      if (cur.hash === this.genesis.hash) break;
+      cur = this.block(cur.header.predecessor);
+      if (cur && this.isOnMainBranch(cur)) return this.blockAtLevel(Math.max(0, cur.header.level - (n - i - 1)));
+    }
+    return cur;
+  }
+
+  /** The block a `block_id` names, or `undefined` (the RPC answers 404). */
+  resolve(ref: BlockRef): Block | undefined {
+    switch (ref.kind) {
+      case "genesis":
+        return this.genesis;
+      case "head":
+        return this.offset(this.headBlock, ref.offset);
+      case "level":
+        return this.blockAtLevel(ref.level);
+      case "alias": {
+        const b = this.block(this.locator(ref.alias).hash);
+        return b && this.offset(b, ref.offset);
+      }
+      case "hash": {
+        const b = this.block(ref.hash);
+        return b && this.offset(b, ref.offset);
+      }
+    }
+  }
+
+  /** The checkpoint, savepoint or caboose as hash and level. */
+  locator(name: "checkpoint" | "savepoint" | "caboose"): { hash: string; level: number } {
+    return decodeBlockLocator(this.store.chainData(name)!);
+  }
+
+  /**
+   * Stores a validated block with its context; makes it the head when its fitness is greater
+   * than the head's (equal fitness keeps the current head). Resolves once durable.
+   */
+  async storeBlock(block: NewBlock): Promise<{ head: boolean }> {
+    const b: Block = { hash: block.hash, bytes: block.bytes, header: decodeBinary(rawBlockHeader, block.bytes), info: block.info };
+    const ops: WriteOp[] = [...block.contextOps, ...this.store.putBlock(b.hash, b.bytes, block.operations, b.info)];
+    const wins = compareFitness(b.header.fitness, this.headBlock.header.fitness) > 0;
+    if (wins) ops.push(...this.headMove(b));
+    await this.store.kv.write(ops);
+    this.remember(b);
+    if (wins) this.headBlock = b;
+    this.validBlocks.notify(b);
+    if (wins) this.heads.notify(b);
+    return { head: wins };
+  }
+
+  /** Index writes that make `b` the head: its branch down to the main branch, and the old tail dropped. */
+  private headMove(b: Block): WriteOp[] {
+    const ops: WriteOp[] = [this.store.putChainData("head", encodeBlockLocator(b.hash, b.header.level))];
+    if (b.header.level < this.headBlock.header.level) ops.push(...this.store.truncateLevels(b.header.level));
+    let cur: Block | undefined = b;
+    while (cur !== undefined && !this.isOnMainBranch(cur)) {
+      ops.push(this.store.putLevel(cur.header.level, cur.hash));
+      cur = cur === b ? this.block(b.header.predecessor) : this.block(cur.header.predecessor);
+    }
+    return ops;
+  }
+
+  /** Every block recorded as invalid. */
+  invalidBlocks(): InvalidBlock[] {
+    return this.store.invalidBlocks();
+  }
+
+  /** Records a block as invalid with the errors that refused it. */
+  async markInvalid(hash: string, level: number, errors: Json): Promise<void> {
+    await this.store.kv.write([this.store.putInvalidBlock(hash, { block: hash, level, errors })]);
+  }
+
+  /** Forgets that a block was invalid; false if it was not recorded. */
+  async unmarkInvalid(hash: string): Promise<boolean> {
+    if (this.store.invalidBlock(hash) === undefined) return false;
+    await this.store.kv.write([this.store.putInvalidBlock(hash)]);
+    return true;
+  }
+
+  /** Ends every monitor stream. */
+  close(): void {
+    this.heads.close();
+    this.validBlocks.close();
+  }
+}
+
+function readBlock(store: BlockStore, hash: string): Block | undefined {
+  const bytes = store.header(hash);
+  if (bytes === undefined) return undefined;
+  const info = store.info(hash);
+  if (info === undefined) return undefined;
+  return { hash, bytes, header: decodeBinary(rawBlockHeader, bytes), info };
+}
+
+/** Whether `mode` names a history mode. */
+export function isHistoryMode(mode: string): mode is HistoryMode {
+  return (historyModes as readonly string[]).includes(mode);
+}
