@@ -7,3 +7,4 @@ export * from "./basic.ts";
 export * from "./block-header.ts";
 export * from "./operation.ts";
 export * from "./script.ts";
+export * from "./receipts/mod.ts";
