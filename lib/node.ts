@@ -31,6 +31,8 @@ export interface NodeOptions {
   cors?: { origins: readonly string[]; headers: readonly string[] };
   /** Wall clock in milliseconds since the epoch; `Date.now` when absent. */
   now?: () => number;
+  /** Protocol parameters JSON used to activate the protocol (the sandbox parameters when absent). */
+  protocolParameters?: Record<string, unknown>;
   /** The chain's genesis; Octez's sandbox genesis when absent. */
   genesis?: GenesisConfig;
 }

@@ -1,0 +1,141 @@
+/**
+ * Requests per second for `GET /chains/main/blocks/genesis/header`:
+ *  (a) in process: `node.fetch(new Request(...))` in a loop, beside a bare handler that returns
+ *      the same bytes;
+ *  (b) over HTTP on loopback, through this runtime's adapter, beside the same bare handler on
+ *      the same server type, loaded by autocannon (keep-alive connections, in a worker thread so
+ *      that the load generator does not share the server's event loop).
+ * Each figure is the best of two measurements taken alternately, after a warm-up.
+ * The ratios say what the node costs over the bare minimum of its runtime.
+ *
+ * Run alone: `npx tsx bench/http.ts`, or with everything: `npm run bench`.
+ * @module
+ */
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import autocannon from "autocannon";
+import { createNode } from "../lib/node.ts";
+import { currentServe, runtimeName } from "../platform/current.ts";
+import type { FetchHandler } from "../platform/serve.ts";
+
+/** Settings of the HTTP bench. */
+export interface HttpBenchOptions {
+  /** Seconds of each in-process loop (default 3). */
+  readonly inProcessSeconds?: number;
+  /** Seconds of each autocannon run (default 5). */
+  readonly httpSeconds?: number;
+  /** Concurrent keep-alive connections (default 50). */
+  readonly connections?: number;
+  /** Measurements of each handler, alternating node and bare; the best counts (default 2). */
+  readonly rounds?: number;
+}
+
+/** One row of the result table. */
+export interface HttpBenchRow {
+  readonly name: string;
+  readonly node: number;
+  readonly bare: number;
+}
+
+const PATH = "/chains/main/blocks/genesis/header";
+
+/** Runs the bench, prints its table, and returns its rows (requests per second). */
+export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBenchRow[]> {
+  const { inProcessSeconds = 2, httpSeconds = 4, connections = 50, rounds = 2 } = options;
+  const node = await createNode({});
+  try {
+    const first = await node.fetch(new Request(`http://localhost${PATH}`));
+    if (first.status !== 200) throw new Error(`GET ${PATH} answered ${first.status}`);
+    const bytes = new Uint8Array(await first.arrayBuffer());
+    const contentType = first.headers.get("content-type") ?? "application/json";
+    const bare: FetchHandler = () => new Response(bytes, { headers: { "content-type": contentType } });
+    const nodeHandler: FetchHandler = (request) => node.fetch(request);
+    console.log(`GET ${PATH}: ${bytes.length} bytes, ${contentType}`);
+
+    const serve = await currentServe();
+    const rows: HttpBenchRow[] = [
+      {
+        name: "in process (fetch in a loop)",
+        ...(await bestOf(rounds, (handler) => loop(handler, inProcessSeconds), nodeHandler, bare)),
+      },
+      {
+        name: `over HTTP (${runtimeName()} adapter, ${connections} connections)`,
+        ...(await bestOf(rounds, (handler) => overHttp(serve, handler, httpSeconds, connections), nodeHandler, bare)),
+      },
+    ];
+    printTable(rows);
+    return rows;
+  } finally {
+    await node.close();
+  }
+}
+
+/**
+ * Measures the node and the bare handler `rounds` times each, alternating so that neither always
+ * runs on a warmer or cooler machine, and keeps the best figure of each.
+ */
+async function bestOf(
+  rounds: number,
+  measure: (handler: FetchHandler) => Promise<number>,
+  node: FetchHandler,
+  bare: FetchHandler,
+): Promise<{ node: number; bare: number }> {
+  const best = { node: 0, bare: 0 };
+  for (let i = 0; i < rounds; i++) {
+    best.node = Math.max(best.node, await measure(node));
+    best.bare = Math.max(best.bare, await measure(bare));
+  }
+  return best;
+}
+
+/** Calls `handler` one request after the other for `seconds`, reading each body whole. */
+async function loop(handler: FetchHandler, seconds: number): Promise<number> {
+  const url = `http://localhost${PATH}`;
+  const once = async () => {
+    const res = await handler(new Request(url));
+    await res.arrayBuffer();
+  };
+  for (let i = 0; i < 1000; i++) await once(); // warm-up
+  let count = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  while (performance.now() < end) {
+    for (let i = 0; i < 100; i++) await once();
+    count += 100;
+  }
+  return count / ((performance.now() - start) / 1000);
+}
+
+/** Serves `handler` on a loopback port and loads it with autocannon; returns requests per second. */
+async function overHttp(
+  serve: Awaited<ReturnType<typeof currentServe>>,
+  handler: FetchHandler,
+  seconds: number,
+  connections: number,
+): Promise<number> {
+  const server = await serve(handler, { hostname: "127.0.0.1", port: 0 });
+  try {
+    const url = `${server.url}${PATH}`;
+    await autocannon({ url, connections, duration: 1, workers: 1 }); // warm-up
+    const result = await autocannon({ url, connections, duration: seconds, workers: 1 });
+    if (result.errors > 0 || result.non2xx > 0) {
+      throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    }
+    return result.requests.total / result.duration;
+  } finally {
+    await server.close();
+  }
+}
+
+function printTable(rows: readonly HttpBenchRow[]): void {
+  const width = Math.max(...rows.map((r) => r.name.length));
+  const number = (n: number) => Math.round(n).toLocaleString("en-US").padStart(12);
+  console.log(`${"".padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}`);
+  for (const row of rows) {
+    console.log(`${row.name.padEnd(width)}  ${number(row.node)}  ${number(row.bare)}  ${(row.node / row.bare).toFixed(2).padStart(9)}`);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchHttp();
+}

@@ -1,0 +1,9 @@
+/**
+ * The node under Bun: `bun platform/bun/main.ts [OPTIONS]`.
+ * @module
+ */
+import process from "node:process";
+import { run } from "../run.ts";
+import { serve } from "./serve.ts";
+
+await run(process.argv.slice(2), { serve });

@@ -1,0 +1,9 @@
+/**
+ * The node under Node (`npm start`, i.e. `tsx platform/node/main.ts [OPTIONS]`).
+ * @module
+ */
+import process from "node:process";
+import { run } from "../run.ts";
+import { serve } from "./serve.ts";
+
+await run(process.argv.slice(2), { serve });

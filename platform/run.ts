@@ -1,0 +1,129 @@
+/**
+ * What every entry point does (`platform/{node,deno,bun}/main.ts`): parse the command line, open
+ * the store, create the node, serve it, and shut down cleanly on SIGINT or SIGTERM (server first,
+ * then the node and its store, then exit 0). The runtime's `serve` comes in as an argument, so
+ * this file never imports an adapter.
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import process from "node:process";
+import { z } from "zod";
+import { createNode, type NodeOptions, type TezosNode } from "../lib/node.ts";
+import type { KeyValueStore } from "../lib/store/kv.ts";
+import { MemoryStore } from "../lib/store/memory.ts";
+import { type CommandLine, HELP, parseArgs, UsageError } from "./cli.ts";
+import type { Serve } from "./serve.ts";
+
+/** What the runtime gives `run`. */
+export interface RunPlatform {
+  /** The runtime's HTTP adapter. */
+  readonly serve: Serve;
+}
+
+/**
+ * Runs the node as the command line asks; returns once it listens (the process then lives until
+ * a signal). Every failure to start prints one message on stderr and exits with code 1.
+ */
+export async function run(argv: readonly string[], platform: RunPlatform): Promise<void> {
+  let options: CommandLine;
+  try {
+    const parsed = parseArgs(argv);
+    if (parsed.help) {
+      process.stdout.write(HELP);
+      return process.exit(0);
+    }
+    options = parsed.options;
+  } catch (error) {
+    if (error instanceof UsageError) fail(`${error.message}\nRun with --help to list the options.`);
+    throw error;
+  }
+
+  const protocolParameters =
+    options.protocolParameters === undefined ? undefined : await readParameters(options.protocolParameters);
+
+  let store: KeyValueStore = new MemoryStore();
+  if (options.dataDir !== undefined) {
+    // Loaded only when needed, so that `--memory` runs without LMDB's native module.
+    const { openLmdbStore } = await import("./store/lmdb.ts");
+    try {
+      store = await openLmdbStore(resolve(options.dataDir));
+    } catch (error) {
+      fail(messageOf(error));
+    }
+  }
+
+  const nodeOptions: NodeOptions = {
+    store,
+    historyMode: options.historyMode,
+    bake: options.bake,
+    activate: options.activate,
+    cors: options.cors,
+    protocolParameters,
+  };
+  let node: TezosNode;
+  try {
+    node = await createNode(nodeOptions);
+  } catch (error) {
+    await store.close().catch(() => {});
+    fail(`Cannot start the node: ${messageOf(error)}`);
+  }
+
+  const { hostname, port } = options.rpcAddr;
+  const server = await platform.serve((request) => node.fetch(request), { hostname, port }).catch(async (error) => {
+    await node.close().catch(() => {});
+    fail(`Cannot listen on ${hostname}:${port}: ${messageOf(error)}`);
+  });
+  const where = options.dataDir === undefined ? "in memory" : `data dir ${options.dataDir}`;
+  console.log(`Node listening on ${server.url} (${where})`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      console.error(`${signal} again: exiting without waiting.`);
+      return process.exit(1);
+    }
+    stopping = true;
+    try {
+      await server.close();
+      await node.close();
+    } catch (error) {
+      fail(`Error while shutting down: ${messageOf(error)}`);
+    }
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+const parametersSchema = z.record(z.string(), z.unknown());
+
+/** Reads the `--protocol-parameters` file: a JSON object, passed on as is. */
+async function readParameters(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : messageOf(error);
+    fail(`Cannot read --protocol-parameters "${path}": ${reason}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    fail(`Invalid --protocol-parameters "${path}": not JSON (${messageOf(error)}).`);
+  }
+  const parsed = parametersSchema.safeParse(json);
+  if (!parsed.success) fail(`Invalid --protocol-parameters "${path}": expected a JSON object.`);
+  return parsed.data;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Prints `message` on stderr and exits with code 1. */
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  return process.exit(1);
+}

@@ -1,0 +1,135 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { HELP, parseArgs, UsageError } from "../../platform/cli.ts";
+
+function options(argv: string[]) {
+  const parsed = parseArgs(argv);
+  if (parsed.help) throw new Error("expected options, got help");
+  return parsed.options;
+}
+
+function usageError(argv: string[]): string {
+  try {
+    parseArgs(argv);
+  } catch (error) {
+    assert.instance(error, UsageError);
+    return (error as UsageError).message;
+  }
+  throw new Error(`parseArgs(${JSON.stringify(argv)}) did not throw`);
+}
+
+test("parseArgs() with no argument gives octez-node's defaults", () => {
+  assert.equal(options([]), {
+    rpcAddr: { hostname: "127.0.0.1", port: 8732 },
+    dataDir: "./tezos-node-data",
+    bake: { mode: "auto" },
+    activate: true,
+    historyMode: "full",
+    cors: { origins: [], headers: [] },
+    protocolParameters: undefined,
+  });
+});
+
+test("parseArgs() reads every option, repeatable ones in order", () => {
+  assert.equal(
+    options([
+      "--rpc-addr", "0.0.0.0:18732",
+      "--data-dir", "/var/lib/tezos",
+      "--bake", "interval:2.5",
+      "--no-activate",
+      "--history-mode", "archive",
+      "--cors-origin", "http://localhost:3000",
+      "--cors-origin", "*",
+      "--cors-header", "Content-Type",
+      "--cors-header", "X-Custom",
+      "--protocol-parameters", "sandbox-parameters.json",
+    ]),
+    {
+      rpcAddr: { hostname: "0.0.0.0", port: 18732 },
+      dataDir: "/var/lib/tezos",
+      bake: { mode: "interval", seconds: 2.5 },
+      activate: false,
+      historyMode: "archive",
+      cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
+      protocolParameters: "sandbox-parameters.json",
+    },
+  );
+});
+
+test("parseArgs() accepts --flag=value as well as --flag value", () => {
+  const o = options(["--rpc-addr=localhost:9000", "--history-mode=rolling", "--bake=manual", "--cors-origin=*"]);
+  assert.equal(o.rpcAddr, { hostname: "localhost", port: 9000 });
+  assert.is(o.historyMode, "rolling");
+  assert.equal(o.bake, { mode: "manual" });
+  assert.equal(o.cors.origins, ["*"]);
+});
+
+test("parseArgs() reads --rpc-addr forms: bracketed IPv6, no port, port 0", () => {
+  assert.equal(options(["--rpc-addr", "[::1]:8733"]).rpcAddr, { hostname: "::1", port: 8733 });
+  assert.equal(options(["--rpc-addr", "[::]"]).rpcAddr, { hostname: "::", port: 8732 });
+  assert.equal(options(["--rpc-addr", "localhost"]).rpcAddr, { hostname: "localhost", port: 8732 });
+  assert.equal(options(["--rpc-addr", "127.0.0.1:0"]).rpcAddr, { hostname: "127.0.0.1", port: 0 });
+  assert.equal(options(["--rpc-addr", "127.0.0.1:65535"]).rpcAddr, { hostname: "127.0.0.1", port: 65535 });
+});
+
+test("parseArgs() with --memory has no data directory", () => {
+  assert.is(options(["--memory"]).dataDir, undefined);
+});
+
+test("parseArgs() answers help for --help wherever it stands, even after a bad option", () => {
+  assert.equal(parseArgs(["--help"]), { help: true });
+  assert.equal(parseArgs(["--memory", "--help", "--bogus"]), { help: true });
+});
+
+test("the help text lists every option", () => {
+  for (const flag of [
+    "--rpc-addr", "--data-dir", "--memory", "--history-mode", "--bake", "--no-activate",
+    "--protocol-parameters", "--cors-origin", "--cors-header", "--help",
+  ]) {
+    assert.ok(HELP.includes(`  ${flag}`), flag);
+  }
+});
+
+test("parseArgs() rejects an unknown option or a stray argument", () => {
+  assert.is(usageError(["--bogus"]), 'Unknown option "--bogus".');
+  assert.is(usageError(["--rpc-port=1"]), 'Unknown option "--rpc-port".');
+  assert.is(usageError(["-h"]), 'Unexpected argument "-h".');
+  assert.is(usageError(["run"]), 'Unexpected argument "run".');
+});
+
+test("parseArgs() rejects a missing value", () => {
+  assert.is(usageError(["--rpc-addr"]), "Option --rpc-addr needs a value (HOST:PORT).");
+  assert.is(usageError(["--data-dir", "--memory"]), "Option --data-dir needs a value (DIR).");
+  assert.is(usageError(["--cors-origin"]), "Option --cors-origin needs a value (ORIGIN).");
+});
+
+test("parseArgs() rejects a bad --rpc-addr", () => {
+  const expected = (text: string) => `Invalid --rpc-addr "${text}": expected HOST:PORT with a port from 0 to 65535.`;
+  for (const text of ["127.0.0.1:65536", "127.0.0.1:http", ":8732", "127.0.0.1:", "::1", "[::1]:-1", "my host:1", ""]) {
+    assert.is(usageError(["--rpc-addr", text]), expected(text), text);
+  }
+});
+
+test("parseArgs() rejects a bad --history-mode or --bake", () => {
+  assert.is(usageError(["--history-mode", "experimental"]), 'Invalid --history-mode "experimental": expected archive, full or rolling.');
+  assert.is(usageError(["--history-mode", "Full"]), 'Invalid --history-mode "Full": expected archive, full or rolling.');
+  for (const text of ["interval:0", "interval:-1", "interval:", "interval:1s", "sometimes", "interval"]) {
+    assert.is(
+      usageError(["--bake", text]),
+      `Invalid --bake "${text}": expected auto, manual or interval:<seconds> (seconds > 0).`,
+      text,
+    );
+  }
+});
+
+test("parseArgs() rejects conflicting, repeated or valued switches and empty values", () => {
+  assert.is(usageError(["--memory", "--data-dir", "d"]), "Options --memory and --data-dir cannot be used together.");
+  assert.is(usageError(["--data-dir", "a", "--data-dir", "b"]), "Option --data-dir is given more than once.");
+  assert.is(usageError(["--memory=yes"]), "Option --memory takes no value.");
+  assert.is(usageError(["--no-activate=true"]), "Option --no-activate takes no value.");
+  assert.is(usageError(["--data-dir="]), 'Invalid --data-dir "": expected a directory path.');
+  assert.is(usageError(["--protocol-parameters="]), 'Invalid --protocol-parameters "": expected a file path.');
+  assert.is(usageError(["--cors-header="]), 'Invalid --cors-header "": expected a non-empty value.');
+});
+
+test.run();

@@ -1,0 +1,203 @@
+/**
+ * The real command line as a subprocess: `npm start -- ...` (Node through tsx), and the Deno and
+ * Bun entry points when `.ci/run` has installed those runtimes in `.tools/`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { kill, listening, type NodeProcess, npmStart, start, stop, tool, within } from "./process.ts";
+
+const GENESIS = "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2";
+const LOCALHOST = "127.0.0.1";
+
+async function genesisHash(url: string): Promise<unknown> {
+  const res = await within(fetch(`${url}/chains/main/blocks/genesis/hash`), 30_000, "the genesis hash");
+  assert.is(res.status, 200);
+  return res.json();
+}
+
+/** A port that was free a moment ago (bound to 0, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, LOCALHOST, resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "tezos-node-test-"));
+}
+
+/** Runs `body` and then kills the process if it is still running, so a failure leaks nothing. */
+async function using<T>(node: NodeProcess, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } finally {
+    kill(node);
+  }
+}
+
+/** The one line a second node on `dir` prints (the message of platform/store/lock.ts). */
+function lockMessage(dir: string): RegExp {
+  const d = dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^Data directory ${d} is already in use by process \\d+ \\(lock file ${d}/lock\\)\n$`);
+}
+
+function assertNoStackTrace(stderr: string): void {
+  assert.not.match(stderr, /^\s+at /m, `a stack trace on stderr:\n${stderr}`);
+}
+
+const npm = suite("npm start");
+
+npm("answers the genesis hash on the --rpc-addr port it is given, refuses a second node on that port, exits 0 on SIGTERM", async () => {
+  // The port is picked free just before; another process may take it in between, so retry.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const node = npmStart(["--rpc-addr", `${LOCALHOST}:${port}`, "--memory"]);
+    const served = await using(node, async () => {
+      let url: string;
+      try {
+        url = await listening(node);
+      } catch (error) {
+        if (attempt < 3 && /Cannot listen/.test(String(error))) return false;
+        throw error;
+      }
+      assert.is(url, `http://${LOCALHOST}:${port}`);
+      assert.match(node.output().stdout, `Node listening on http://${LOCALHOST}:${port} (in memory)\n`);
+      assert.is(await genesisHash(url), GENESIS);
+
+      const second = npmStart(["--rpc-addr", `${LOCALHOST}:${port}`, "--memory"]);
+      const refused = await using(second, () => within(second.exited, 60_000, "a second node on the same port to exit"));
+      assert.is(refused.code, 1);
+      assert.match(refused.stderr, new RegExp(`^Cannot listen on ${LOCALHOST}:${port}: .+\n$`));
+
+      const exit = await stop(node, "SIGTERM");
+      assert.is(exit.code, 0, exit.stderr);
+      return true;
+    });
+    if (served) return;
+  }
+});
+
+npm("keeps one process per --data-dir: a second exits 1 with the lock message, SIGINT releases it", async () => {
+  const dir = tempDir();
+  try {
+    const first = npmStart(["--rpc-addr", `${LOCALHOST}:0`, "--data-dir", dir]);
+    await using(first, async () => {
+      const url = await listening(first);
+      assert.match(first.output().stdout, new RegExp(`^Node listening on http://127\\.0\\.0\\.1:\\d+ \\(data dir ${dir}\\)$`, "m"));
+      assert.is(await genesisHash(url), GENESIS);
+
+      const second = npmStart(["--rpc-addr", `${LOCALHOST}:0`, "--data-dir", dir]);
+      const refused = await using(second, () => within(second.exited, 60_000, "the second node to exit"));
+      assert.is(refused.code, 1);
+      assert.match(refused.stderr, lockMessage(dir));
+      assert.not.match(refused.stdout, /Node listening/);
+
+      const exit = await stop(first, "SIGINT");
+      assert.is(exit.code, 0, exit.stderr);
+    });
+
+    const third = npmStart(["--rpc-addr", `${LOCALHOST}:0`, "--data-dir", dir]);
+    await using(third, async () => {
+      assert.is(await genesisHash(await listening(third)), GENESIS);
+      const exit = await stop(third, "SIGTERM");
+      assert.is(exit.code, 0, exit.stderr);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+npm("exits 1 with a one-line reason and no stack trace on a bad command line", async () => {
+  const cases: [string[], string][] = [
+    [["--bogus"], 'Unknown option "--bogus".\nRun with --help to list the options.\n'],
+    [["--history-mode", "forever"], 'Invalid --history-mode "forever": expected archive, full or rolling.\nRun with --help to list the options.\n'],
+    [["--memory", "--protocol-parameters", "no-such-file.json"], 'Cannot read --protocol-parameters "no-such-file.json": no such file.\n'],
+  ];
+  for (const [args, message] of cases) {
+    const node = npmStart(args);
+    const exit = await using(node, () => within(node.exited, 60_000, `npm start ${args.join(" ")} to exit`));
+    assert.is(exit.code, 1, args.join(" "));
+    assert.is(exit.stderr, message);
+    assert.is(exit.stdout, "");
+  }
+});
+
+npm("rejects a --protocol-parameters file that is not a JSON object", async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir, "parameters.json");
+    writeFileSync(file, "[1, 2]");
+    const node = npmStart(["--memory", "--protocol-parameters", file]);
+    const exit = await using(node, () => within(node.exited, 60_000, "the node to exit"));
+    assert.is(exit.code, 1);
+    assert.is(exit.stderr, `Invalid --protocol-parameters "${file}": expected a JSON object.\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+npm("prints the help text with --help and exits 0", async () => {
+  const node = npmStart(["--help"]);
+  const exit = await using(node, () => within(node.exited, 60_000, "npm start -- --help to exit"));
+  assert.is(exit.code, 0);
+  assert.match(exit.stdout, /^Usage: tezos-node \[OPTIONS\]\n/);
+  assert.match(exit.stdout, /--rpc-addr HOST:PORT/);
+});
+
+npm.run();
+
+for (const runtime of ["deno", "bun"] as const) {
+  const binary = tool(runtime);
+  const entry = `platform/${runtime}/main.ts`;
+  const command = (args: string[]) => (runtime === "deno" ? ["run", "-A", entry, ...args] : [entry, ...args]);
+  const other = suite(`${runtime} ${entry}`);
+  if (binary === undefined) {
+    console.log(`Notice: .tools/node_modules/.bin/${runtime} is absent (.ci/run installs it): the ${runtime} entry point is not tested.`);
+    other.skip(`answers the genesis hash under ${runtime}`, () => {});
+    other.run();
+    continue;
+  }
+
+  other("answers the genesis hash with --memory and exits 0 on SIGTERM", async () => {
+    const node = start(binary, command(["--rpc-addr", `${LOCALHOST}:0`, "--memory"]));
+    await using(node, async () => {
+      assert.is(await genesisHash(await listening(node)), GENESIS);
+      const exit = await stop(node, "SIGTERM");
+      assert.is(exit.code, 0, exit.stderr);
+    });
+  });
+
+  other("answers the genesis hash with --data-dir, refuses a second process there, exits 0 on SIGINT", async () => {
+    const dir = tempDir();
+    try {
+      const node = start(binary, command(["--rpc-addr", `${LOCALHOST}:0`, "--data-dir", dir]));
+      await using(node, async () => {
+        assert.is(await genesisHash(await listening(node)), GENESIS);
+        const second = start(binary, command(["--rpc-addr", `${LOCALHOST}:0`, "--data-dir", dir]));
+        const refused = await using(second, () => within(second.exited, 60_000, "the second node to exit"));
+        assert.is(refused.code, 1);
+        assert.match(refused.stderr, lockMessage(dir));
+        const exit = await stop(node, "SIGINT");
+        assert.is(exit.code, 0, exit.stderr);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  other("exits 1 with the reason on an unknown option", async () => {
+    const node = start(binary, command(["--bogus"]));
+    const exit = await using(node, () => within(node.exited, 60_000, "the node to exit"));
+    assert.is(exit.code, 1);
+    assert.match(exit.stderr, 'Unknown option "--bogus".\nRun with --help to list the options.\n');
+    assertNoStackTrace(exit.stderr);
+  });
+
+  other.run();
+}
