@@ -2,12 +2,14 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
 import { createRpcHandler } from "./rpc/handler.ts";
 import { nodeDirectory } from "./rpc/services/mod.ts";
 import { Chain } from "./shell/chain.ts";
 import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
 import { ProtocolRegistry } from "./shell/protocols.ts";
+import type { Context } from "./store/context/mod.ts";
 import type { KeyValueStore } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
 
@@ -59,7 +61,9 @@ export interface TezosNode {
 export async function createNode(options: NodeOptions = {}): Promise<TezosNode> {
   const kv = options.store ?? new MemoryStore();
   const genesis = options.genesis ?? SANDBOX_GENESIS;
-  const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis), options.historyMode ?? "full");
+  const prepareGenesis = (ctx: Context) =>
+    applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
+  const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), options.historyMode ?? "full");
   const protocols = new ProtocolRegistry(chain.store, [genesis.protocol]);
   const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis }), {
     cors: options.cors,

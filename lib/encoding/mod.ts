@@ -34,5 +34,5 @@ export * from "./micheline.ts";
 export * from "./michelson-primitives.ts";
 export * from "./block-header.ts";
 export * from "./operation.ts";
-export * from "./json.ts";
+export * from "./bson.ts";
 export { describeBinary } from "./describe.ts";

@@ -1,7 +1,7 @@
 /**
  * The genesis block of a chain, built as Octez builds the sandbox's: a configured block hash,
- * time and genesis protocol, and a context holding the protocol and the sandbox parameters
- * (the genesis public key that signs the activation block).
+ * time and genesis protocol, and a context prepared by the genesis protocol (which records the
+ * protocol, the sandbox parameters and the key that signs the activation block).
  * @module
  */
 import { B58, b58decode, b58encode } from "../encoding/base58.ts";
@@ -10,7 +10,7 @@ import { encodeBinary } from "../encoding/codec.ts";
 import { parseTimestamp } from "../encoding/time.ts";
 import { chainIdOfGenesis, operationListListHash } from "../crypto/hashes.ts";
 import type { KeyValueStore } from "../store/kv.ts";
-import { commit, emptyContext } from "../store/context/mod.ts";
+import { commit, type Context, emptyContext } from "../store/context/mod.ts";
 import type { NewBlock } from "./chain.ts";
 
 /** What defines a chain's genesis (Octez's `genesis` network settings). */
@@ -36,23 +36,19 @@ export const SANDBOX_GENESIS: GenesisConfig = {
   chainName: "SANDBOXED_TEZOS",
 };
 
-/** Context key holding the protocol that validates the next block. */
-export const PROTOCOL_KEY = ["protocol"];
-/** Context key holding the sandbox parameters JSON (the genesis public key). */
-export const SANDBOX_PARAMETER_KEY = ["sandbox_parameter"];
-
 /** Chain id (raw 4 bytes) of a genesis block hash. */
 export function chainIdOf(config: GenesisConfig): Uint8Array {
   return chainIdOfGenesis(b58decode(B58.blockHash, config.block));
 }
 
-/** The genesis block and its context writes, ready for `Chain.open`. */
-export function genesisBlock(kv: KeyValueStore, config: GenesisConfig): NewBlock {
+/**
+ * The genesis block and its context writes, ready for `Chain.open`. `prepare` fills the empty
+ * context as the genesis protocol does (Octez's `commit_genesis` and the protocol's `init`).
+ */
+export function genesisBlock(kv: KeyValueStore, config: GenesisConfig, prepare: (empty: Context) => Context): NewBlock {
   const timestamp = parseTimestamp(config.time);
   if (timestamp === undefined) throw new TypeError(`Invalid genesis time ${JSON.stringify(config.time)}`);
-  const ctx = emptyContext(kv)
-    .set(PROTOCOL_KEY, b58decode(B58.protocolHash, config.protocol))
-    .set(SANDBOX_PARAMETER_KEY, new TextEncoder().encode(JSON.stringify({ genesis_pubkey: config.genesisPubkey })));
+  const ctx = prepare(emptyContext(kv));
   const { hash, ops } = commit(ctx, { parents: [], time: timestamp, message: "Genesis" });
   const bytes = encodeBinary(rawBlockHeader, {
     level: 0,

@@ -4,6 +4,7 @@
  * and operations with receipts, adapted where Hangzhou differs), the error objects of the Octez
  * Hangzhou sandbox mempool capture, and the BSON example of bsonspec.org.
  */
+import { decodeBson, encodeBson } from "../../lib/encoding/bson.ts";
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -18,8 +19,6 @@ import {
   toLegacyBigMapDiff,
   blockMetadataFor,
   blockOperationFor,
-  bsonDecode,
-  bsonEncode,
   consumedGas,
   contentsResult,
   errorTrace,
@@ -267,7 +266,7 @@ test("the Hangzhou sandbox's error traces round-trip inside a failed and a backt
 test("an error is written in binary as BSON behind a 4-byte length", () => {
   const err = sandboxErrors.find((e) => (e[0] as { id: string }).id.endsWith("fees_too_low"))![0]!;
   const hex = toHex(encodeBinary(errorTrace, [err]));
-  const doc = toHex(bsonEncode(err));
+  const doc = toHex(encodeBson(err));
   const docLen = doc.length / 2;
   assert.is(hex, (docLen + 4).toString(16).padStart(8, "0") + docLen.toString(16).padStart(8, "0") + doc);
   // {kind: "permanent", ...}: little-endian size, then 0x02 "kind" 0x00, int32 10, "permanent" 0x00
@@ -275,14 +274,14 @@ test("an error is written in binary as BSON behind a 4-byte length", () => {
 });
 
 test("BSON encoding matches the bsonspec.org example and Octez's number and scalar conventions", () => {
-  assert.is(toHex(bsonEncode({ hello: "world" })), "160000000268656c6c6f0006000000776f726c640000");
+  assert.is(toHex(encodeBson({ hello: "world" })), "160000000268656c6c6f0006000000776f726c640000");
   // numbers are doubles (Octez's JSON numbers are floats), arrays are documents keyed 0, 1, …
-  assert.is(toHex(bsonEncode({ a: [1] })), "1800000004610010000000013000000000000000f03f0000");
+  assert.is(toHex(encodeBson({ a: [1] })), "1800000004610010000000013000000000000000f03f0000");
   // a top-level string is a one-value document with the immediate tag 0x82
-  assert.is(toHex(bsonEncode("x")), "0c0000008202000000780000");
-  assert.equal(bsonDecode(bsonEncode({ a: [1, "b", null, true, { c: -2.5 }] })), { a: [1, "b", null, true, { c: -2.5 }] });
-  assert.is(bsonDecode(bsonEncode(null)), null);
-  assert.throws(() => bsonDecode(Uint8Array.of(5, 0, 0, 0, 1)), (e: unknown) => e instanceof DecodeError);
+  assert.is(toHex(encodeBson("x")), "0c0000008202000000780000");
+  assert.equal(decodeBson(encodeBson({ a: [1, "b", null, true, { c: -2.5 }] })), { a: [1, "b", null, true, { c: -2.5 }] });
+  assert.is(decodeBson(encodeBson(null)), null);
+  assert.throws(() => decodeBson(Uint8Array.of(5, 0, 0, 0, 1)), (e: unknown) => e instanceof DecodeError);
 });
 
 // --- receipts of an operation, bad input ---------------------------------------------------

@@ -37,9 +37,16 @@ const emptyProtocolHeader: Codec<HeaderAnswer> = mergeObjs(
   shellHeader,
 );
 
+// One answer object per block, so that the handler's JSON cache (keyed by identity) serves it.
+const headers = new WeakMap<Block, HeaderAnswer>();
+
 function headerOf({ chain, block }: BlockCtx): HeaderAnswer {
-  const { protocol_data: _, ...shell } = block.header;
-  return { protocol: FAKE_PROTOCOL_HASH, chain_id: chain.chainId, hash: block.hash, ...shell };
+  let h = headers.get(block);
+  if (h === undefined) {
+    const { protocol_data: _, ...shell } = block.header;
+    headers.set(block, (h = { protocol: FAKE_PROTOCOL_HASH, chain_id: chain.chainId, hash: block.hash, ...shell }));
+  }
+  return h;
 }
 
 /** Services every block has, whatever its protocol. */
@@ -57,6 +64,7 @@ export const blockDirectory: Directory<BlockCtx> = new Directory<BlockCtx>().reg
     path: ["header"],
     description: "The whole block header.",
     output: emptyProtocolHeader,
+    cache: true,
     handler: ({ ctx }) => headerOf(ctx),
   }),
   service({

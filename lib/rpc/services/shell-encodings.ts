@@ -15,7 +15,7 @@ import { allowAbsent, mergeObjs, obj, req } from "../../encoding/object.ts";
 import { option, tagged, union } from "../../encoding/union.ts";
 import { timestamp } from "../../encoding/time.ts";
 import type { HistoryMode } from "../../node.ts";
-import { jsonValue } from "../../encoding/json.ts";
+import { bsonJson } from "../../encoding/bson.ts";
 
 /** History mode (Octez `history_mode`), with the default number of additional cycles. */
 export const historyModeCodec: Codec<HistoryMode> = def(
@@ -68,7 +68,7 @@ export const checkpointCodec: Codec<Checkpoint> = splitted<Checkpoint>(
 export const blockDescriptorCodec = obj(req("block_hash", blockHash), req("level", int32));
 
 /** An entry of `/chains/<chain>/invalid_blocks`. */
-export const invalidBlockCodec = obj(req("block", blockHash), req("level", int32), req("errors", jsonValue()));
+export const invalidBlockCodec = obj(req("block", blockHash), req("level", int32), req("errors", bsonJson()));
 
 /** `/chains/<chain>/is_bootstrapped`. */
 export const bootstrapStatusCodec = obj(
