@@ -1,0 +1,79 @@
+/**
+ * The seam between the shell and an economic protocol, after Octez's `Updater.PROTOCOL`: the
+ * shell hands a protocol the predecessor's context and a block (or a block being built) and
+ * gets back the new context, fitness and receipts. A protocol never sees HTTP or the store's
+ * tables; the shell never looks inside protocol data or receipts.
+ * @module
+ */
+import type { RawBlockHeader, ShellHeader } from "../encoding/block-header.ts";
+import type { Context } from "../store/context/mod.ts";
+
+/** Size limits of one validation pass (Octez's `operation_list_quota`). */
+export interface OperationListQuota {
+  readonly max_size: number;
+  readonly max_op?: number;
+}
+
+/** What a protocol knows of the block it builds on. */
+export interface Predecessor {
+  readonly hash: string;
+  readonly header: RawBlockHeader;
+  readonly context: Context;
+}
+
+/** An operation as the shell passes it: its hash, branch and protocol bytes. */
+export interface ShellOperation {
+  readonly hash: string;
+  readonly branch: string;
+  /** The operation's protocol part (everything after the 32-byte branch). */
+  readonly proto: Uint8Array;
+}
+
+/** What applying (or building) a block yields, before the shell commits the context. */
+export interface BlockResult {
+  readonly context: Context;
+  readonly fitness: Uint8Array[];
+  /** Commit message of the context. */
+  readonly message: string;
+  readonly maxOperationsTtl: number;
+  readonly lastAllowedForkLevel: number;
+  /** Block metadata in the protocol's binary encoding. */
+  readonly metadata: Uint8Array;
+}
+
+/** A block being validated or built: operations go in one by one, then it is finalized. */
+export interface ValidationState {
+  /** Applies one operation; its receipt in the protocol's binary encoding, or throws a TezosError. */
+  applyOperation(operation: ShellOperation): Promise<Uint8Array>;
+  /** Ends the block; `shell` is the header being validated (absent while building one). */
+  finalize(shell?: ShellHeader): Promise<BlockResult>;
+}
+
+/** Common arguments of `beginApplication` and `beginConstruction`. */
+export interface BlockEnv {
+  /** Raw 4-byte chain id (for watermarks). */
+  readonly chainId: Uint8Array;
+  readonly predecessor: Predecessor;
+}
+
+/** An economic protocol the node can run. */
+export interface Protocol {
+  readonly hash: string;
+  /** Protocol environment version (Octez: genesis 0, Hangzhou 3). */
+  readonly environmentVersion: number;
+  /** One quota per validation pass; their number is the protocol's number of passes. */
+  readonly operationListQuota: readonly OperationListQuota[];
+  readonly maxBlockHeaderLength: number;
+  readonly maxOperationDataLength: number;
+  /** The validation passes an operation may go in (none: it can never be included). */
+  acceptablePasses(operation: ShellOperation): readonly number[];
+  /** Starts validating a complete block (its protocol data included). */
+  beginApplication(env: BlockEnv & { readonly header: RawBlockHeader }): Promise<ValidationState>;
+  /** Starts building a block at `timestamp`, with the given protocol data when known. */
+  beginConstruction(env: BlockEnv & { readonly timestamp: number; readonly protocolData?: Uint8Array }): Promise<ValidationState>;
+  /**
+   * Runs once when a block's context switches to this protocol (Octez's `init`): migrates the
+   * context left by the previous protocol. `shell` is that block's header.
+   */
+  init(env: { readonly chainId: Uint8Array; readonly context: Context; readonly shell: ShellHeader }): Promise<Omit<BlockResult, "metadata">>;
+}
