@@ -100,7 +100,9 @@ test("chain services answer the sandbox chain id, checkpoint, levels and bootstr
     assert.equal((await get(node, "/chains/main/is_bootstrapped")).json, { bootstrapped: true, sync_state: "synced" });
     assert.equal((await get(node, "/chains/main/invalid_blocks")).json, []);
     assert.is((await get(node, `/chains/main/invalid_blocks/${GENESIS}`)).status, 404);
-    assert.is((await get(node, `/chains/main/invalid_blocks/${GENESIS}`, { method: "DELETE" })).status, 404);
+    const del = await get(node, `/chains/main/invalid_blocks/${GENESIS}`, { method: "DELETE" });
+    assert.is(del.status, 500);
+    assert.equal(del.json, [{ kind: "permanent", id: "node.state.block_not_invalid", block: GENESIS }]);
   }));
 
 test("the blocks listing gives the head, predecessors on request, and filters by date", () =>

@@ -8,6 +8,7 @@ import { parseTimestamp } from "../../encoding/time.ts";
 import { unit } from "../../encoding/conv.ts";
 import { list } from "../../encoding/list.ts";
 import type { Block, Chain } from "../../shell/chain.ts";
+import { blockNotInvalid } from "../../shell/errors.ts";
 import { blockHashArg, chainArg, makeArg, uintArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { multi, optional, query } from "../query.ts";
@@ -142,7 +143,7 @@ export function chainServices(shell: ShellView): Directory<void> {
       description: "Remove an invalid block for the tezos storage",
       output: unit,
       handler: async ({ params: [c, h] }) => {
-        if (!(await chainOf(shell, c).unmarkInvalid(h))) notFound();
+        if (!(await chainOf(shell, c).unmarkInvalid(h))) throw blockNotInvalid.error({ block: h });
         return undefined;
       },
     }),
