@@ -12,6 +12,7 @@ import { compareFitness } from "../encoding/fitness.ts";
 import type { HistoryMode } from "../node.ts";
 import { BlockStore, type BlockInfo, decodeBlockLocator, encodeBlockLocator, type InvalidBlock } from "../store/block-store.ts";
 import type { KeyValueStore, WriteOp } from "../store/kv.ts";
+import { hashOperation } from "./operations.ts";
 import { Watcher } from "./watcher.ts";
 
 /** A stored block as the shell sees it: hash, raw header bytes, decoded header, shell record. */
@@ -61,6 +62,7 @@ export class Chain {
   readonly validBlocks = new Watcher<Block>();
   private headBlock: Block;
   private readonly cache = new Map<string, Block>();
+  private readonly opHashes = new Map<string, string[][]>();
 
   private constructor(store: BlockStore, chainId: string, genesis: Block, head: Block, historyMode: HistoryMode) {
     this.store = store;
@@ -123,6 +125,17 @@ export class Chain {
   private remember(b: Block): void {
     if (this.cache.size >= 512) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(b.hash, b);
+  }
+
+  /** Hashes of a stored block's operations, per validation pass (cached). */
+  operationHashes(hash: string): string[][] {
+    const hit = this.opHashes.get(hash);
+    if (hit) return hit;
+    const ops = this.store.operations(hash) ?? [];
+    const hashes = ops.map((pass) => pass.map(hashOperation));
+    if (this.opHashes.size >= 512) this.opHashes.delete(this.opHashes.keys().next().value!);
+    this.opHashes.set(hash, hashes);
+    return hashes;
   }
 
   /** The main-branch block at `level`. */

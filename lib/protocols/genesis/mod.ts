@@ -21,3 +21,4 @@ export * from "./command.ts";
 export * from "./errors.ts";
 export * from "./context.ts";
 export * from "./activation.ts";
+export * from "./protocol.ts";

@@ -1,0 +1,269 @@
+/**
+ * The block validator: checks a block against its predecessor as Octez's shell does
+ * (`block_validation.ml`), runs the protocol on it (activating the next protocol when the
+ * context switches), commits the context and checks the announced hashes. It also builds
+ * blocks (`preapply`) for the baker and the `preapply/block` RPC.
+ * @module
+ */
+import { B58, b58decode, b58encode } from "../encoding/base58.ts";
+import { rawBlockHeader, type RawBlockHeader, type ShellHeader } from "../encoding/block-header.ts";
+import { decodeBinary, encodeBinary } from "../encoding/codec.ts";
+import { compareFitness } from "../encoding/fitness.ts";
+import { blockHash } from "../crypto/hashes.ts";
+import { TezosError } from "../errors/registry.ts";
+import { checkout, commit, type Context } from "../store/context/mod.ts";
+import type { Block, Chain, NewBlock } from "./chain.ts";
+import {
+  type BlockError,
+  inconsistentContextHash,
+  inconsistentOperationsHash,
+  invalidBlock,
+  knownInvalid,
+  unavailableProtocol,
+  unknownAncestor,
+} from "./errors.ts";
+import { hashOperation, operationsHashOf, shellOperation } from "./operations.ts";
+import type { BlockResult, Protocol, ShellOperation, ValidationState } from "./protocol.ts";
+
+/** Finds the implementation of a protocol hash, if the node has one. */
+export type ProtocolLookup = (hash: string) => Protocol | undefined;
+
+/** A built block before it is signed: its shell header and what applying it gave. */
+export interface Preapplied {
+  readonly shell: ShellHeader;
+  readonly receipts: Uint8Array[][];
+  readonly result: BlockResult;
+}
+
+const PROTOCOL_KEY = ["protocol"];
+
+/** Validates blocks for one chain. */
+export class BlockValidator {
+  readonly chain: Chain;
+  readonly protocols: ProtocolLookup;
+
+  constructor(chain: Chain, protocols: ProtocolLookup) {
+    this.chain = chain;
+    this.protocols = protocols;
+  }
+
+  /**
+   * Applies a block given as raw header bytes and operation bytes per validation pass; the
+   * block to store (not stored yet). Throws a TezosError with Octez's errors when it is invalid.
+   */
+  async apply(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[]): Promise<NewBlock> {
+    const hash = b58encode(B58.blockHash, blockHash(bytes));
+    const fail = (error: BlockError) => invalidBlock.error({ invalid_block: hash, ...error });
+    let header: RawBlockHeader;
+    try {
+      header = decodeBinary(rawBlockHeader, bytes);
+    } catch {
+      throw fail({ error: "cannot_parse_bock_header" });
+    }
+    if (this.chain.store.invalidBlock(hash) !== undefined) throw knownInvalid.error(undefined);
+    const pred = this.chain.block(header.predecessor);
+    if (pred === undefined) throw unknownAncestor.error(undefined);
+    const protocol = this.protocolOf(pred, hash);
+    this.checkHeader(pred, header, protocol, fail);
+    const ops = this.checkOperations(hash, header, pred, protocol, operations, fail);
+    const predContext = this.contextOf(pred);
+    const state = await this.run(fail, () =>
+      protocol.beginApplication({ chainId: this.chainIdBytes, predecessor: { hash: pred.hash, header: pred.header, context: predContext }, header }),
+    );
+    const { receipts, result } = await this.applyAll(state, ops, header, fail);
+    if (compareFitness(result.fitness, header.fitness) !== 0) {
+      throw fail({ error: "invalid_fitness", expected: header.fitness, found: result.fitness });
+    }
+    const { nextProtocol, final } = await this.mayActivate(hash, protocol, result, header);
+    const expectedProto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
+    if (header.proto !== expectedProto) throw fail({ error: "invalid_proto_level", expected: expectedProto, found: header.proto });
+    const committed = commit(final.context, { parents: [b58decode(B58.contextHash, pred.header.context)], time: header.timestamp, message: final.message });
+    const contextHash = b58encode(B58.contextHash, committed.hash);
+    if (contextHash !== header.context) {
+      throw inconsistentContextHash.error({ wrong_context_hash: contextHash, expected_context_hash: header.context });
+    }
+    return {
+      hash,
+      bytes,
+      operations: operations.map((pass) => [...pass]),
+      info: {
+        protocol: protocol.hash,
+        next_protocol: nextProtocol,
+        max_operations_ttl: Math.max(0, Math.min(pred.info.max_operations_ttl + 1, final.maxOperationsTtl)),
+        metadata: result.metadata,
+        operations_metadata: receipts,
+      },
+      contextOps: committed.ops,
+    };
+  }
+
+  /**
+   * Builds a block on `pred` at `timestamp` with the given protocol data and operations: the
+   * shell header it must carry (context hash included) and the receipts.
+   */
+  async preapply(
+    pred: Block,
+    timestamp: number,
+    protocolData: Uint8Array | undefined,
+    operations: readonly (readonly Uint8Array[])[],
+  ): Promise<Preapplied> {
+    const fail = (error: BlockError) => invalidBlock.error({ invalid_block: pred.hash, ...error });
+    const protocol = this.protocolOf(pred, pred.hash);
+    const predContext = this.contextOf(pred);
+    const state = await this.run(fail, () =>
+      protocol.beginConstruction({
+        chainId: this.chainIdBytes,
+        predecessor: { hash: pred.hash, header: pred.header, context: predContext },
+        timestamp,
+        protocolData,
+      }),
+    );
+    const ops = operations.map((pass) => pass.map(shellOperation));
+    const { receipts, result } = await this.applyAll(state, ops, undefined, fail);
+    const shellNoContext = {
+      level: pred.header.level + 1,
+      proto: pred.header.proto,
+      predecessor: pred.hash,
+      timestamp,
+      validation_pass: protocol.operationListQuota.length,
+      operations_hash: operationsHashOf(ops.map((pass) => pass.map((o) => o.hash))),
+      fitness: result.fitness,
+    };
+    const { nextProtocol, final } = await this.mayActivate(pred.hash, protocol, result, { ...shellNoContext, context: pred.header.context });
+    const proto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
+    const committed = commit(final.context, { parents: [b58decode(B58.contextHash, pred.header.context)], time: timestamp, message: final.message });
+    return {
+      shell: { ...shellNoContext, proto, context: b58encode(B58.contextHash, committed.hash) },
+      receipts,
+      result: { ...final, metadata: result.metadata },
+    };
+  }
+
+  private get chainIdBytes(): Uint8Array {
+    return b58decode(B58.chainId, this.chain.chainId);
+  }
+
+  private protocolOf(pred: Block, block: string): Protocol {
+    const protocol = this.protocols(pred.info.next_protocol);
+    if (protocol === undefined) throw unavailableProtocol.error({ block, missing_protocol: pred.info.next_protocol });
+    return protocol;
+  }
+
+  private contextOf(block: Block): Context {
+    const ctx = checkout(this.chain.store.kv, b58decode(B58.contextHash, block.header.context));
+    if (ctx === undefined) throw new Error(`The context of block ${block.hash} is missing from the store`);
+    return ctx;
+  }
+
+  /** Octez's `check_block_header`. */
+  private checkHeader(pred: Block, header: RawBlockHeader, protocol: Protocol, fail: (e: BlockError) => TezosError): void {
+    if (header.level !== pred.header.level + 1) throw fail({ error: "invalid_level", expected: pred.header.level + 1, found: header.level });
+    if (!(header.timestamp > pred.header.timestamp)) throw fail({ error: "non_increasing_timestamp" });
+    if (compareFitness(header.fitness, pred.header.fitness) <= 0) throw fail({ error: "non_increasing_fitness" });
+    if (header.validation_pass !== protocol.operationListQuota.length) {
+      throw fail({ error: "unexpected_number_of_passes", found: header.validation_pass });
+    }
+  }
+
+  /** Operations hash, quotas, passes, live branches and replays. */
+  private checkOperations(
+    hash: string,
+    header: RawBlockHeader,
+    pred: Block,
+    protocol: Protocol,
+    operations: readonly (readonly Uint8Array[])[],
+    fail: (e: BlockError) => TezosError,
+  ): ShellOperation[][] {
+    const hashes = operations.map((pass) => pass.map(hashOperation));
+    const found = operationsHashOf(hashes);
+    if (operations.length !== header.validation_pass || found !== header.operations_hash) {
+      throw inconsistentOperationsHash.error({ block: hash, expected: header.operations_hash, found });
+    }
+    const live = this.liveBlocks(pred);
+    const liveOps = this.liveOperations(pred);
+    const seen = new Set<string>();
+    return operations.map((pass, i) => {
+      const quota = protocol.operationListQuota[i]!;
+      if (quota.max_op !== undefined && pass.length > quota.max_op) {
+        throw fail({ error: "too_many_operations", validation_pass: i + 1, found: pass.length, max: quota.max_op });
+      }
+      return pass.map((bytes) => {
+        const op = shellOperation(bytes);
+        if (bytes.length > protocol.maxOperationDataLength) {
+          throw fail({ error: "oversized_operation", operation: op.hash, found: bytes.length, max: protocol.maxOperationDataLength });
+        }
+        const allowed = protocol.acceptablePasses(op);
+        if (!allowed.includes(i)) throw fail({ error: "invalid_pass", operation: op.hash, pass: i, allowed_pass: [...allowed] });
+        if (!live.has(op.branch)) throw fail({ error: "outdated_operation", operation: op.hash, originating_block: op.branch });
+        if (liveOps.has(op.hash) || seen.has(op.hash)) throw fail({ error: "replayed_operation", operation: op.hash });
+        seen.add(op.hash);
+        return op;
+      });
+    });
+  }
+
+  /** Hashes of the blocks an operation built on `pred` may name as its branch. */
+  liveBlocks(pred: Block): Set<string> {
+    const out = new Set<string>();
+    let cur: Block | undefined = pred;
+    for (let i = 0; i <= pred.info.max_operations_ttl && cur !== undefined; i++) {
+      out.add(cur.hash);
+      if (cur.hash === this.chain.genesis.hash) break;
+      cur = this.chain.block(cur.header.predecessor);
+    }
+    return out;
+  }
+
+  /** Hashes of the operations included in the live blocks of `pred`. */
+  liveOperations(pred: Block): Set<string> {
+    const out = new Set<string>();
+    for (const h of this.liveBlocks(pred)) for (const pass of this.chain.operationHashes(h)) for (const o of pass) out.add(o);
+    return out;
+  }
+
+  private async applyAll(
+    state: ValidationState,
+    ops: readonly (readonly ShellOperation[])[],
+    header: ShellHeader | undefined,
+    fail: (e: BlockError) => TezosError,
+  ): Promise<{ receipts: Uint8Array[][]; result: BlockResult }> {
+    const receipts: Uint8Array[][] = [];
+    for (const pass of ops) {
+      const out: Uint8Array[] = [];
+      for (const op of pass) out.push(await this.run(fail, () => state.applyOperation(op)));
+      receipts.push(out);
+    }
+    const result = await this.run(fail, () => state.finalize(header));
+    return { receipts, result };
+  }
+
+  /** When the context names a new protocol, runs its `init` (Octez's protocol activation). */
+  private async mayActivate(
+    block: string,
+    protocol: Protocol,
+    result: BlockResult,
+    shell: ShellHeader,
+  ): Promise<{ nextProtocol: string; final: Omit<BlockResult, "metadata"> }> {
+    const raw = result.context.get(PROTOCOL_KEY);
+    const nextProtocol = raw === undefined ? protocol.hash : b58encode(B58.protocolHash, raw);
+    if (nextProtocol === protocol.hash) return { nextProtocol, final: result };
+    const next = this.protocols(nextProtocol);
+    if (next === undefined) throw unavailableProtocol.error({ block, missing_protocol: nextProtocol });
+    const final = await next.init({ chainId: this.chainIdBytes, context: result.context, shell });
+    return { nextProtocol, final };
+  }
+
+  private async run<T>(fail: (e: BlockError) => TezosError, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof TezosError) throw fail({ error: "economic_protocol_error", trace: e.toJson() });
+      throw e;
+    }
+  }
+}
+
+/** Raw header bytes of a shell header and protocol data. */
+export function headerBytes(shell: ShellHeader, protocolData: Uint8Array): Uint8Array {
+  return encodeBinary(rawBlockHeader, { ...shell, protocol_data: protocolData });
+}
