@@ -3,6 +3,9 @@
  * @module
  */
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
+import { genesisProtocol } from "./protocols/genesis/protocol.ts";
+import { genesisRpc } from "./rpc/services/genesis.ts";
+import { BlockValidator } from "./shell/validator.ts";
 import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
 import { createRpcHandler } from "./rpc/handler.ts";
 import { nodeDirectory } from "./rpc/services/mod.ts";
@@ -65,7 +68,11 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), options.historyMode ?? "full");
   const protocols = new ProtocolRegistry(chain.store, [genesis.protocol]);
-  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis }), {
+  const now = options.now ?? Date.now;
+  const validator = new BlockValidator(chain, (h) => (h === genesisProtocol.hash ? genesisProtocol : undefined));
+  const genesisServices = genesisRpc(now);
+  const blockRpc = (h: string) => (h === genesisServices.hash ? genesisServices : undefined);
+  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc }), {
     cors: options.cors,
     aliases: EARLY_LAYOUT_ALIASES,
   });

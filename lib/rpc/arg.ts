@@ -4,6 +4,7 @@
  * reason shown to the client.
  * @module
  */
+import { parseTimestamp } from "../encoding/time.ts";
 import { B58, type Base58Kind, b58tryDecode } from "../encoding/base58.ts";
 import { ocamlQuote, parseOcamlInt } from "./ocaml.ts";
 
@@ -148,6 +149,18 @@ export function base58Arg(kind: Base58Kind, name: string, descr = `${name} (Base
 
 /** `block_hash` argument. */
 export const blockHashArg: Arg<string> = base58Arg(B58.blockHash, "block_hash");
+/** A protocol timestamp (Octez `Time.Protocol.rpc_arg`): RFC 3339, or seconds since the epoch. */
+export const timestampArg: Arg<number> = makeArg({
+  name: "date",
+  descr: "A date in seconds from epoch",
+  parse(text) {
+    const t = /^-?\d+$/.test(text) ? Number(text) : parseTimestamp(text);
+    if (t === undefined || !Number.isSafeInteger(t)) throw new Error(`Cannot parse date: ${text}`);
+    return t;
+  },
+  print: (t) => String(t),
+});
+
 /** `Protocol_hash` argument. */
 export const protocolHashArg: Arg<string> = base58Arg(B58.protocolHash, "Protocol_hash");
 /** `Operation_hash` argument. */

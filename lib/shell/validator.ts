@@ -98,6 +98,39 @@ export class BlockValidator {
   }
 
   /**
+   * Validates a block and stores it (moving the head when it wins). With `force`, a block found
+   * invalid is recorded under `invalid_blocks` before the error is thrown. Resolves to its hash.
+   */
+  async inject(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { force?: boolean } = {}): Promise<string> {
+    let block: NewBlock;
+    try {
+      block = await this.apply(bytes, operations);
+    } catch (e) {
+      if (options.force && e instanceof TezosError && invalidBlock.is(e.trace[0]!)) {
+        const item = e.trace[0] as ReturnType<typeof invalidBlock.create>;
+        const level = this.levelOf(bytes);
+        if (level !== undefined) await this.chain.markInvalid(item.fields.invalid_block, level, e.toJson());
+      }
+      throw e;
+    }
+    if (this.chain.block(block.hash) === undefined) await this.chain.storeBlock(block);
+    return block.hash;
+  }
+
+  /** Base58 hash of a block header's bytes. */
+  hashOf(bytes: Uint8Array): string {
+    return b58encode(B58.blockHash, blockHash(bytes));
+  }
+
+  private levelOf(bytes: Uint8Array): number | undefined {
+    try {
+      return decodeBinary(rawBlockHeader, bytes).level;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Builds a block on `pred` at `timestamp` with the given protocol data and operations: the
    * shell header it must carry (context hash included) and the receipts.
    */

@@ -1,71 +1,34 @@
 /**
- * The block subtree `/chains/<chain_id>/blocks/<block_id>/…`, resolved per request to the
- * named block. The header's protocol part is read with the block's protocol; the genesis
- * block is read with Octez's "fake protocol" (Protocol_hash.zero, empty protocol data).
+ * The block subtree `/chains/<chain_id>/blocks/<block_id>/…`, resolved per request to the named
+ * block. As in Octez, a block's directory joins the shell's own services, the header services
+ * of the block's `protocol`, and the services its `next_protocol` offers (context, helpers).
+ * The genesis block is read with Octez's "fake protocol" (Protocol_hash.zero, no protocol data).
  * @module
  */
 import { variableBytes } from "../../encoding/bytes.ts";
-import { shellHeader, type RawBlockHeader } from "../../encoding/block-header.ts";
+import { type RawBlockHeader, shellHeader } from "../../encoding/block-header.ts";
 import type { Codec } from "../../encoding/core.ts";
 import { blockHash, chainId, protocolHash } from "../../encoding/hashes.ts";
+import { decodeBinary } from "../../encoding/codec.ts";
 import { mergeObjs, obj, req } from "../../encoding/object.ts";
-import type { Block, Chain } from "../../shell/chain.ts";
+import type { Block } from "../../shell/chain.ts";
 import { blockArg, chainArg } from "../arg.ts";
 import { Directory, mount } from "../directory.ts";
 import { service } from "../service.ts";
+import type { BlockCtx } from "./block-context.ts";
+import { type BlockProtocolRpc, FAKE_PROTOCOL_RPC } from "./block-protocols.ts";
 import { chainOf, type ShellView } from "./context.ts";
 
-/** What block services receive: the chain and the resolved block. */
-export interface BlockCtx {
-  readonly chain: Chain;
-  readonly block: Block;
-}
-
-/** Octez's `Protocol_hash.zero`, shown as the protocol of the genesis block's header. */
-export const FAKE_PROTOCOL_HASH = "PrihK96nBAFSxVL1GLJTVhu9YnzkMFiBeuJRPA8NwuZVZCE1L6i";
-
-/** The full header answer: protocol, chain id, hash, then the shell fields and the protocol's fields. */
-interface HeaderAnswer extends Omit<RawBlockHeader, "protocol_data"> {
-  protocol: string;
-  chain_id: string;
-  hash: string;
-}
-
-/** Header of a block read with a protocol whose protocol data is empty (the genesis block). */
-const emptyProtocolHeader: Codec<HeaderAnswer> = mergeObjs(
-  obj(req("protocol", protocolHash), req("chain_id", chainId), req("hash", blockHash)),
-  shellHeader,
-);
-
-// One answer object per block, so that the handler's JSON cache (keyed by identity) serves it.
-const headers = new WeakMap<Block, HeaderAnswer>();
-
-function headerOf({ chain, block }: BlockCtx): HeaderAnswer {
-  let h = headers.get(block);
-  if (h === undefined) {
-    const { protocol_data: _, ...shell } = block.header;
-    headers.set(block, (h = { protocol: FAKE_PROTOCOL_HASH, chain_id: chain.chainId, hash: block.hash, ...shell }));
-  }
-  return h;
-}
+export type { BlockCtx } from "./block-context.ts";
 
 /** Services every block has, whatever its protocol. */
-export const blockDirectory: Directory<BlockCtx> = new Directory<BlockCtx>().register(
+const shellBlockServices: Directory<BlockCtx> = new Directory<BlockCtx>().register(
   service({
     method: "GET",
     path: ["hash"],
     description: "The block's hash, its unique identifier.",
     output: blockHash,
-    cache: false,
     handler: ({ ctx }) => ctx.block.hash,
-  }),
-  service({
-    method: "GET",
-    path: ["header"],
-    description: "The whole block header.",
-    output: emptyProtocolHeader,
-    cache: true,
-    handler: ({ ctx }) => headerOf(ctx),
   }),
   service({
     method: "GET",
@@ -90,14 +53,73 @@ export const blockDirectory: Directory<BlockCtx> = new Directory<BlockCtx>().reg
   }),
 );
 
+type HeaderAnswer = Omit<RawBlockHeader, "protocol_data"> & { protocol: string; chain_id: string; hash: string };
+
+/** The services that read a block with its own protocol: the parsed header and protocol data. */
+function protocolBlockServices(rpc: BlockProtocolRpc): Directory<BlockCtx> {
+  const header: Codec<HeaderAnswer> = mergeObjs(
+    obj(req("protocol", protocolHash), req("chain_id", chainId), req("hash", blockHash)),
+    mergeObjs(shellHeader, rpc.headerData),
+  );
+  const protocolData: Codec<{ protocol: string }> = mergeObjs(obj(req("protocol", protocolHash)), rpc.headerData);
+  // One answer object per block, so that the handler's JSON cache (keyed by identity) serves it.
+  const headers = new WeakMap<Block, HeaderAnswer>();
+  const headerOf = ({ chain, block }: BlockCtx): HeaderAnswer => {
+    let h = headers.get(block);
+    if (h === undefined) {
+      const { protocol_data, ...shell } = block.header;
+      const data = decodeBinary(rpc.headerData, protocol_data) as object;
+      headers.set(block, (h = { protocol: rpc.hash, chain_id: chain.chainId, hash: block.hash, ...shell, ...data }));
+    }
+    return h;
+  };
+  return new Directory<BlockCtx>().register(
+    service({
+      method: "GET",
+      path: ["header"],
+      description: "The whole block header.",
+      output: header,
+      cache: true,
+      handler: ({ ctx }) => headerOf(ctx),
+    }),
+    service({
+      method: "GET",
+      path: ["header", "protocol_data"],
+      description: "The version-specific fragment of the block header.",
+      output: protocolData,
+      handler: ({ ctx }) => ({ protocol: rpc.hash, ...(decodeBinary(rpc.headerData, ctx.block.header.protocol_data) as object) }),
+    }),
+  );
+}
+
+/** Builds (and caches) the directory of blocks read with `protocol` and continued by `next`. */
+function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => Directory<BlockCtx> {
+  const cache = new Map<string, Directory<BlockCtx>>();
+  return (protocol, next) => {
+    const key = `${protocol.hash}/${next.hash}`;
+    let dir = cache.get(key);
+    if (dir === undefined) {
+      dir = new Directory<BlockCtx>().merge(shellBlockServices).merge(protocolBlockServices(protocol)).merge(next.services);
+      cache.set(key, dir);
+    }
+    return dir;
+  };
+}
+
 /** Registers the block subtree, resolving `<block_id>` on each request (404 if unknown). */
 export function blockServices(shell: ShellView): Directory<void> {
+  const dirOf = directories();
   return new Directory().dynamic(
     ["chains", chainArg, "blocks", blockArg],
     ([c, id]) => {
       const chain = chainOf(shell, c);
       const block = chain.resolve(id);
-      return block && mount(blockDirectory, { chain, block });
+      if (block === undefined) return undefined;
+      const isGenesis = block.hash === chain.genesis.hash;
+      const protocol = isGenesis ? FAKE_PROTOCOL_RPC : shell.blockRpc(block.info.protocol);
+      const next = shell.blockRpc(block.info.next_protocol);
+      if (protocol === undefined || next === undefined) return undefined;
+      return mount(dirOf(protocol, next), { shell, chain, block });
     },
     "All the RPCs which are specific to a block.",
   );

@@ -4,12 +4,11 @@
  * @module
  */
 import { chainId as chainIdCodec } from "../../encoding/hashes.ts";
-import { parseTimestamp } from "../../encoding/time.ts";
 import { unit } from "../../encoding/conv.ts";
 import { list } from "../../encoding/list.ts";
 import type { Block, Chain } from "../../shell/chain.ts";
 import { blockNotInvalid } from "../../shell/errors.ts";
-import { blockHashArg, chainArg, makeArg, uintArg } from "../arg.ts";
+import { blockHashArg, chainArg, timestampArg, uintArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { multi, optional, query } from "../query.ts";
 import { NotFound, service } from "../service.ts";
@@ -22,25 +21,13 @@ import {
   invalidBlockCodec,
 } from "./shell-encodings.ts";
 
-/** A date argument: RFC 3339 or seconds since the epoch (Octez's `Time.Protocol` argument). */
-const dateArg = makeArg<number>({
-  name: "date",
-  descr: "A date in seconds from epoch",
-  parse(text) {
-    const t = /^-?\d+$/.test(text) ? Number(text) : parseTimestamp(text);
-    if (t === undefined || !Number.isSafeInteger(t)) throw new Error(`Cannot parse date: ${text}`);
-    return t;
-  },
-  print: (t) => String(t),
-});
-
 const blocksQuery = query({
   length: optional(uintArg, "The requested number of predecessors to return (per request; see next argument)."),
   head: multi(
     blockHashArg,
     "An empty argument requests blocks starting with the current head. A non empty list allows to request one or more specific fragments of the chain.",
   ),
-  min_date: optional(dateArg, "When `min_date` is provided, blocks with a timestamp before `min_date` are filtered out"),
+  min_date: optional(timestampArg, "When `min_date` is provided, blocks with a timestamp before `min_date` are filtered out"),
 });
 
 /**

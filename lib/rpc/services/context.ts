@@ -5,6 +5,8 @@
 import type { Chain } from "../../shell/chain.ts";
 import type { GenesisConfig } from "../../shell/genesis.ts";
 import type { ProtocolRegistry } from "../../shell/protocols.ts";
+import type { BlockValidator } from "../../shell/validator.ts";
+import type { BlockProtocolRpc } from "./block-protocols.ts";
 import { NotFound } from "../service.ts";
 import type { ChainRef } from "../arg.ts";
 
@@ -13,6 +15,9 @@ export interface ShellView {
   readonly chain: Chain;
   readonly protocols: ProtocolRegistry;
   readonly genesis: GenesisConfig;
+  readonly validator: BlockValidator;
+  /** How blocks of a protocol are read and which services it offers below `{B}`. */
+  readonly blockRpc: (protocol: string) => BlockProtocolRpc | undefined;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

@@ -6,11 +6,12 @@ import { Directory } from "../directory.ts";
 import { blockServices } from "./blocks.ts";
 import { chainServices } from "./chains.ts";
 import type { ShellView } from "./context.ts";
+import { injectionServices } from "./injection.ts";
 import { nodeServices } from "./node.ts";
 
 export type { ShellView } from "./context.ts";
 
 /** Every service of the node over `shell`. */
 export function nodeDirectory(shell: ShellView): Directory<void> {
-  return new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell));
+  return new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell));
 }
