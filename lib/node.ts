@@ -3,7 +3,13 @@
  * @module
  */
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
+import { activateProtocol } from "./baker/activate.ts";
+import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
+import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
+import { sandboxParameters } from "./protocols/hangzhou/sandbox-parameters.ts";
+import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
+import type { Protocol } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
 import { BlockValidator } from "./shell/validator.ts";
 import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
@@ -67,11 +73,21 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const prepareGenesis = (ctx: Context) =>
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), options.historyMode ?? "full");
-  const protocols = new ProtocolRegistry(chain.store, [genesis.protocol]);
+  const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
+  const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()]);
   const now = options.now ?? Date.now;
-  const validator = new BlockValidator(chain, (h) => (h === genesisProtocol.hash ? genesisProtocol : undefined));
-  const genesisServices = genesisRpc(now);
-  const blockRpc = (h: string) => (h === genesisServices.hash ? genesisServices : undefined);
+  const validator = new BlockValidator(chain, (h) => embedded.get(h));
+  const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
+  const blockRpc = (h: string) => rpcs.get(h);
+  if (options.activate !== false && chain.head.hash === chain.genesis.hash) {
+    await activateProtocol({
+      chain,
+      validator,
+      protocol: hangzhouProtocol.hash,
+      parameters: (options.protocolParameters as Json | undefined) ?? sandboxParameters(),
+      timestamp: Math.max(Math.floor(now() / 1000), chain.genesis.header.timestamp + 1),
+    });
+  }
   const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc }), {
     cors: options.cors,
     aliases: EARLY_LAYOUT_ALIASES,

@@ -25,3 +25,12 @@ export function blake2b256(...parts: Uint8Array[]): Uint8Array {
 export function blake2b160(...parts: Uint8Array[]): Uint8Array {
   return blake2b(20, ...parts);
 }
+
+/** Keyed BLAKE2b (MAC mode) of `parts`, `size` bytes long; the key is 1..64 bytes (blinded key hashes). */
+export function blake2bKeyed(size: number, key: Uint8Array, ...parts: Uint8Array[]): Uint8Array {
+  if (!Number.isInteger(size) || size < 1 || size > 64) throw new RangeError(`blake2b: size must be 1..64, got ${size}`);
+  if (!(key instanceof Uint8Array) || key.length < 1 || key.length > 64) throw new RangeError("blake2bKeyed: key must be 1..64 bytes");
+  const h = nobleBlake2b.create({ dkLen: size, key });
+  for (const p of parts) h.update(p);
+  return h.digest();
+}

@@ -7,7 +7,7 @@
  */
 import { B58, b58decode, b58encode } from "../encoding/base58.ts";
 import { rawBlockHeader, type RawBlockHeader, type ShellHeader } from "../encoding/block-header.ts";
-import { decodeBinary, encodeBinary } from "../encoding/codec.ts";
+import { DecodeError, decodeBinary, encodeBinary } from "../encoding/codec.ts";
 import { compareFitness } from "../encoding/fitness.ts";
 import { blockHash } from "../crypto/hashes.ts";
 import { TezosError } from "../errors/registry.ts";
@@ -68,7 +68,7 @@ export class BlockValidator {
     const ops = this.checkOperations(hash, header, pred, protocol, operations, fail);
     const predContext = this.contextOf(pred);
     const state = await this.run(fail, () =>
-      protocol.beginApplication({ chainId: this.chainIdBytes, predecessor: { hash: pred.hash, header: pred.header, context: predContext }, header }),
+      this.parsing(fail, () => protocol.beginApplication({ chainId: this.chainIdBytes, predecessor: { hash: pred.hash, header: pred.header, context: predContext }, header })),
     );
     const { receipts, result } = await this.applyAll(state, ops, header, fail);
     if (compareFitness(result.fitness, header.fitness) !== 0) {
@@ -225,7 +225,13 @@ export class BlockValidator {
         if (bytes.length > protocol.maxOperationDataLength) {
           throw fail({ error: "oversized_operation", operation: op.hash, found: bytes.length, max: protocol.maxOperationDataLength });
         }
-        const allowed = protocol.acceptablePasses(op);
+        let allowed: readonly number[];
+        try {
+          allowed = protocol.acceptablePasses(op);
+        } catch (e) {
+          if (e instanceof DecodeError) throw fail({ error: "cannot_parse_operation", operation: op.hash });
+          throw e;
+        }
         if (!allowed.includes(i)) throw fail({ error: "invalid_pass", operation: op.hash, pass: i, allowed_pass: [...allowed] });
         if (!live.has(op.branch)) throw fail({ error: "outdated_operation", operation: op.hash, originating_block: op.branch });
         if (liveOps.has(op.hash) || seen.has(op.hash)) throw fail({ error: "replayed_operation", operation: op.hash });
@@ -284,6 +290,16 @@ export class BlockValidator {
     if (next === undefined) throw unavailableProtocol.error({ block, missing_protocol: nextProtocol });
     const final = await next.init({ chainId: this.chainIdBytes, context: result.context, shell });
     return { nextProtocol, final };
+  }
+
+  /** Runs `f`, reading an undecodable header as Octez's `cannot_parse_bock_header`. */
+  private async parsing<T>(fail: (e: BlockError) => TezosError, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof DecodeError) throw fail({ error: "cannot_parse_bock_header" });
+      throw e;
+    }
   }
 
   private async run<T>(fail: (e: BlockError) => TezosError, f: () => Promise<T>): Promise<T> {

@@ -15,8 +15,9 @@
  * | 0x15 | `invalidBlocks` | block hash (32) | level and errors of a block known to be invalid |
  * | 0x16 | `protocols` | protocol hash (32) | the protocol's source or registry entry |
  * | 0x17 | `config` | setting name | node-wide settings (store version, history mode, ...) |
+ * | 0x18 | `bakerNonces` | chain id (4) + level u32 + nonce hash (32) | a seed nonce the sandbox baker committed to (32 bytes), kept until revealed or too late |
  *
- * The context tables belong to `lib/store/context/`; the others to the chain store. New tables
+ * The context tables belong to `lib/store/context/`, `bakerNonces` to `lib/baker/`; the others to the chain store. New tables
  * take a fresh byte: never reuse or renumber one, data written with it would be misread.
  * @module
  */
@@ -43,6 +44,8 @@ export const Table = {
   protocols: 0x16,
   /** Node-wide settings by name. */
   config: 0x17,
+  /** Seed nonces of the sandbox baker: chain id + big-endian level + nonce hash -> nonce. */
+  bakerNonces: 0x18,
 } as const;
 
 /** The name of a table of `Table`. */

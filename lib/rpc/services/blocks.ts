@@ -3,6 +3,8 @@
  * block. As in Octez, a block's directory joins the shell's own services, the header services
  * of the block's `protocol`, and the services its `next_protocol` offers (context, helpers).
  * The genesis block is read with Octez's "fake protocol" (Protocol_hash.zero, no protocol data).
+ * Metadata and operations are read with the block's protocol, with the limits of its next one
+ * (`./shell-blocks.ts`).
  * @module
  */
 import { variableBytes } from "../../encoding/bytes.ts";
@@ -18,6 +20,7 @@ import { service } from "../service.ts";
 import type { BlockCtx } from "./block-context.ts";
 import { type BlockProtocolRpc, FAKE_PROTOCOL_RPC } from "./block-protocols.ts";
 import { chainOf, type ShellView } from "./context.ts";
+import { blockReceiptServices, shellBlockExtras } from "./shell-blocks.ts";
 
 export type { BlockCtx } from "./block-context.ts";
 
@@ -51,7 +54,7 @@ const shellBlockServices: Directory<BlockCtx> = new Directory<BlockCtx>().regist
     output: variableBytes,
     handler: ({ ctx }) => ctx.block.header.protocol_data,
   }),
-);
+).merge(shellBlockExtras());
 
 type HeaderAnswer = Omit<RawBlockHeader, "protocol_data"> & { protocol: string; chain_id: string; hash: string };
 
@@ -99,7 +102,11 @@ function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => 
     const key = `${protocol.hash}/${next.hash}`;
     let dir = cache.get(key);
     if (dir === undefined) {
-      dir = new Directory<BlockCtx>().merge(shellBlockServices).merge(protocolBlockServices(protocol)).merge(next.services);
+      dir = new Directory<BlockCtx>()
+        .merge(shellBlockServices)
+        .merge(protocolBlockServices(protocol))
+        .merge(blockReceiptServices(protocol, next))
+        .merge(next.services);
       cache.set(key, dir);
     }
     return dir;

@@ -2,6 +2,7 @@
  * What the shell's RPC services read: the node's chain, its protocols and its settings.
  * @module
  */
+import type { Baker } from "../../baker/baker.ts";
 import type { Chain } from "../../shell/chain.ts";
 import type { GenesisConfig } from "../../shell/genesis.ts";
 import type { ProtocolRegistry } from "../../shell/protocols.ts";
@@ -18,6 +19,8 @@ export interface ShellView {
   readonly validator: BlockValidator;
   /** How blocks of a protocol are read and which services it offers below `{B}`. */
   readonly blockRpc: (protocol: string) => BlockProtocolRpc | undefined;
+  /** The sandbox baker, when the node runs one (serves `POST /sandbox/bake`). */
+  readonly baker?: Pick<Baker, "bakeMany">;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

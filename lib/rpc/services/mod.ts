@@ -3,6 +3,7 @@
  * @module
  */
 import { Directory } from "../directory.ts";
+import { bakerServices } from "./baker.ts";
 import { blockServices } from "./blocks.ts";
 import { chainServices } from "./chains.ts";
 import type { ShellView } from "./context.ts";
@@ -13,5 +14,6 @@ export type { ShellView } from "./context.ts";
 
 /** Every service of the node over `shell`. */
 export function nodeDirectory(shell: ShellView): Directory<void> {
-  return new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell));
+  const dir = new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell));
+  return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }

@@ -1,0 +1,226 @@
+/**
+ * The sandbox baker and endorser: holds keys (the bootstrap keys in a sandbox), bakes Hangzhou
+ * blocks with their endorsements and nonce revelations (./block.ts), one at a time, in one of
+ * three modes (./mode.ts):
+ *
+ * - `auto`: on {@link Baker.start}, bakes what a fresh sandbox needs so that `head~2` is a live
+ *   branch (up to level 3, also later if the activation arrives after the start); then one block
+ *   each time {@link Baker.notify} says operations wait (a prevalidator calls it); nothing while idle.
+ * - `interval`: one block every `seconds`, from the start (heads that are not Hangzhou's yet are skipped).
+ * - `manual`: only {@link Baker.bake} / {@link Baker.bakeMany} (and the `/sandbox/bake` RPC).
+ *
+ * Every bake, whatever asked for it, goes through one queue: two blocks are never built at once.
+ *
+ * @example
+ * ```ts
+ * const baker = createBaker({ chain, validator, keys: bootstrapSecretKeys(), mode: "manual" });
+ * await baker.start();
+ * const [h1, h2] = await baker.bakeMany(2);
+ * await baker.stop();
+ * ```
+ * @module
+ */
+import type { SecretKey } from "../crypto/keys.ts";
+import { B58, b58decode } from "../encoding/base58.ts";
+import type { Block, Chain } from "../shell/chain.ts";
+import type { BlockValidator } from "../shell/validator.ts";
+import { Watcher } from "../shell/watcher.ts";
+import { bakeBlock, HANGZHOU, type BakedBlock, type OperationPasses } from "./block.ts";
+import { keyRing } from "./keys.ts";
+import { checkBakerMode, type BakerMode } from "./mode.ts";
+import { NonceStore } from "./nonces.ts";
+
+/** The level a fresh sandbox bakes up to in `auto` mode, so that `head~2` is a live branch. */
+export const AUTO_START_LEVEL = 3;
+
+/** The most blocks one {@link Baker.bakeMany} call bakes. */
+export const MAX_BAKE_COUNT = 10_000;
+
+/** Timer functions (the web platform's by default; tests give fake ones). */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Options of {@link createBaker}. */
+export interface BakerOptions {
+  readonly chain: Chain;
+  readonly validator: BlockValidator;
+  /** The keys the baker bakes and endorses with. */
+  readonly keys: readonly SecretKey[];
+  /** Wall clock, milliseconds since the epoch (`Date.now` by default). */
+  readonly now?: () => number;
+  /** `auto` by default; a mode object or its text (`"interval:5"`). */
+  readonly mode?: BakerMode | string;
+  /** Where committed nonces are kept; the chain's store by default. */
+  readonly nonces?: NonceStore;
+  /** Operations waiting for a block (a prevalidator's), per validation pass. */
+  readonly pending?: (head: Block) => OperationPasses | Promise<OperationPasses>;
+  /** Timers for `interval` mode. */
+  readonly timers?: Timers;
+  /** Errors of background bakes (auto and interval modes); `console.error` by default. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A running sandbox baker. */
+export interface Baker {
+  /** Its mode. */
+  readonly mode: BakerMode;
+  /** Each block this baker baked, once stored. */
+  readonly baked: Watcher<BakedBlock>;
+  /** Bakes one block on the current head; resolves to its hash once stored. */
+  bake(): Promise<string>;
+  /** Bakes one block and describes it (priority, endorsing power, nonce…). */
+  bakeBlock(): Promise<BakedBlock>;
+  /** Bakes `n` blocks in a row (1 ≤ n ≤ {@link MAX_BAKE_COUNT}); their hashes, oldest first. */
+  bakeMany(n: number): Promise<string[]>;
+  /** Operations wait: in `auto` mode (once started), bake a block soon. Other modes ignore it. */
+  notify(): void;
+  /** Starts the mode's background work; in `auto` mode resolves after the start-up blocks. */
+  start(): Promise<void>;
+  /** Stops background work and waits for the block being baked, if any. */
+  stop(): Promise<void>;
+}
+
+const defaultTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+class SandboxBaker implements Baker {
+  readonly mode: BakerMode;
+  readonly baked = new Watcher<BakedBlock>();
+  private readonly chain: Chain;
+  private readonly env: Parameters<typeof bakeBlock>[0];
+  private readonly timers: Timers;
+  private readonly onError: (error: unknown) => void;
+  private queue: Promise<unknown> = Promise.resolve();
+  private started = false;
+  private timer: unknown = undefined;
+  private heads: AsyncIterableIterator<Block> | undefined;
+  private topUpQueued = false;
+  private notifyQueued = false;
+
+  constructor(o: BakerOptions) {
+    if (o === null || typeof o !== "object") throw new TypeError("createBaker: options must be an object");
+    if (o.chain === undefined || o.validator === undefined) throw new TypeError("createBaker: chain and validator are required");
+    if (o.now !== undefined && typeof o.now !== "function") throw new TypeError("createBaker: now must be a function");
+    this.mode = checkBakerMode(o.mode ?? { mode: "auto" });
+    this.chain = o.chain;
+    const keys = keyRing(o.keys);
+    if (keys.size === 0) throw new RangeError("createBaker: at least one key is needed");
+    this.env = {
+      chain: o.chain,
+      validator: o.validator,
+      keys,
+      nonces: o.nonces ?? new NonceStore(o.chain.store.kv, b58decode(B58.chainId, o.chain.chainId)),
+      now: o.now ?? Date.now,
+      ...(o.pending === undefined ? {} : { pending: o.pending }),
+    };
+    this.timers = o.timers ?? defaultTimers;
+    this.onError = o.onError ?? ((e) => console.error("baker:", e));
+  }
+
+  /** Runs `job` after every earlier one; its failure does not block later jobs. */
+  private run<T>(job: () => Promise<T>): Promise<T> {
+    const p = this.queue.then(job);
+    this.queue = p.catch(() => {});
+    return p;
+  }
+
+  private async bakeOne(): Promise<BakedBlock> {
+    const b = await bakeBlock(this.env);
+    this.baked.notify(b);
+    return b;
+  }
+
+  bakeBlock(): Promise<BakedBlock> {
+    return this.run(() => this.bakeOne());
+  }
+
+  async bake(): Promise<string> {
+    return (await this.bakeBlock()).hash;
+  }
+
+  bakeMany(n: number): Promise<string[]> {
+    if (typeof n !== "number" || !Number.isInteger(n)) return Promise.reject(new TypeError(`bakeMany: n must be an integer, got ${String(n)}`));
+    if (n < 1 || n > MAX_BAKE_COUNT) return Promise.reject(new RangeError(`bakeMany: n must be in [1, ${MAX_BAKE_COUNT}], got ${n}`));
+    return this.run(async () => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await this.bakeOne()).hash);
+      return out;
+    });
+  }
+
+  notify(): void {
+    if (this.mode.mode !== "auto" || !this.started || this.notifyQueued) return;
+    this.notifyQueued = true;
+    this.run(async () => {
+      this.notifyQueued = false;
+      if (this.started && this.canBake(this.chain.head)) await this.bakeOne();
+    }).catch(this.onError);
+  }
+
+  private canBake(head: Block): boolean {
+    return head.info.next_protocol === HANGZHOU;
+  }
+
+  /** Auto mode: bakes until level {@link AUTO_START_LEVEL} when the head is Hangzhou's. */
+  private topUp(): Promise<void> {
+    if (this.topUpQueued) return this.queue.then(() => {});
+    this.topUpQueued = true;
+    return this.run(async () => {
+      this.topUpQueued = false;
+      while (this.started && this.canBake(this.chain.head) && this.chain.head.header.level < AUTO_START_LEVEL) await this.bakeOne();
+    });
+  }
+
+  private async followHeads(heads: AsyncIterableIterator<Block>): Promise<void> {
+    for await (const head of heads) {
+      if (head.header.level < AUTO_START_LEVEL && this.canBake(head)) await this.topUp().catch(this.onError);
+    }
+  }
+
+  private schedule(): void {
+    if (!this.started || this.mode.mode !== "interval") return;
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = undefined;
+      if (!this.started) return;
+      this.run(async () => {
+        if (this.started && this.canBake(this.chain.head)) await this.bakeOne();
+      })
+        .catch(this.onError)
+        .finally(() => this.schedule());
+    }, this.mode.seconds * 1000);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.mode.mode === "interval") this.schedule();
+    else if (this.mode.mode === "auto") {
+      this.heads = this.chain.heads.subscribe();
+      void this.followHeads(this.heads);
+      await this.topUp();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer !== undefined) {
+      this.timers.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    await this.heads?.return?.();
+    this.heads = undefined;
+    await this.queue;
+  }
+}
+
+/**
+ * A sandbox baker over a chain and its block validator (see the module documentation). It does
+ * nothing until {@link Baker.start} except what is asked of it.
+ */
+export function createBaker(options: BakerOptions): Baker {
+  return new SandboxBaker(options);
+}

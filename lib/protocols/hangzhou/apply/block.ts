@@ -1,0 +1,257 @@
+/**
+ * Applying or building one Hangzhou block (Octez `main.ml` and `apply.ml`): `begin` checks the
+ * header (timestamp, proof of work, fitness, baker and signature, commitment) and starts the
+ * block (fitness, endorsement rights of the previous level, liquidity baking); operations are
+ * applied one by one; `finalize` checks the minimal valid time with the endorsing power
+ * included, freezes the baker's deposit, rewards and fees, records the nonce commitment, takes
+ * roll snapshots, ends the cycle and steps the voting period, and writes the receipt.
+ * @module
+ */
+import { B58, b58decode } from "../../../encoding/base58.ts";
+import { decodeBinary, encodeBinary } from "../../../encoding/codec.ts";
+import type { ShellHeader } from "../../../encoding/block-header.ts";
+import { type BlockHeader, protocolData as protocolDataCodec, type ProtocolDataContents } from "../../../encoding/hangzhou/block-header.ts";
+import { operationProtocolData, type OperationContents } from "../../../encoding/hangzhou/operation.ts";
+import type { BalanceUpdate } from "../../../encoding/hangzhou/receipts/balance-updates.ts";
+import { hangzhouBlockMetadata } from "../../../encoding/hangzhou/receipts/block-metadata.ts";
+import { type ContentsResult, operationMetadata } from "../../../encoding/hangzhou/receipts/contents-results.ts";
+import type { SuccessfulManagerOperationResult } from "../../../encoding/hangzhou/receipts/operation-results.ts";
+import { formatPublicKeyHash, publicKeyHash, type PublicKey } from "../../../crypto/keys.ts";
+import { failure } from "../../../errors/mod.ts";
+import type { BlockResult, Predecessor, ShellOperation, ValidationState } from "../../../shell/protocol.ts";
+import { currentVotingPeriodInfo, mayStartNewVotingPeriod } from "../amendment.ts";
+import { isLastOfCycle, lastAllowedForkLevel, levelFromRaw, maySnapshotRolls } from "../level.ts";
+import { bakingRightsOwner, endorsementRights } from "../rights.ts";
+import { takePendingMigrationResults } from "../init.ts";
+import { cleanupBalanceUpdates, delegatesCycleEnd, freezeDeposit, freezeFees, freezeRewards } from "../storage/frozen.ts";
+import { BLOCK_PRIORITY_PATH, encodeUint16 } from "../storage/layout.ts";
+import { recordNonceHash } from "../storage/nonce.ts";
+import { ProtoContext } from "../storage/proto-context.ts";
+import { contextRightsSource } from "../storage/rights-source.ts";
+import { rollCycleEnd, snapshotRolls } from "../storage/roll.ts";
+import { seedCycleEnd } from "../storage/seed.ts";
+import { applyActivateAccount, applySeedNonceRevelation } from "./anonymous.ts";
+import {
+  bakingReward,
+  checkBlockSignature,
+  checkCommitment,
+  checkFitnessGap,
+  checkMinimalValidTime,
+  checkProofOfWork,
+  checkTimestamp,
+  fitnessCounter,
+  fitnessOf,
+} from "./baking.ts";
+import { applyEndorsement, type EndorsementState } from "./endorsement.ts";
+import { failingNoop, unwrappedEndorsement } from "./errors.ts";
+import { applyLiquidityBakingSubsidy } from "./liquidity-baking.ts";
+import { applyBallot, applyProposals, checkVotingSignature, votingOperationSigner } from "./voting.ts";
+
+/** Hangzhou's `max_operations_ttl`. */
+export const MAX_OPERATIONS_TTL = 120;
+
+/** The baker shown in receipts of blocks built without protocol data (mempool). */
+export const ZERO_BAKER = "tz1Ke2h7sDdakHJQh8WX4Z372du1KChsksyU";
+
+/** How the block is being processed (Octez `validation_mode`). */
+export type Mode =
+  | { readonly kind: "application"; readonly header: BlockHeader; readonly hash: string }
+  | { readonly kind: "full_construction"; readonly contents: ProtocolDataContents }
+  | { readonly kind: "partial_construction" };
+
+/** The protocol data of a block: the signed header's in application, the given one in construction. */
+function contentsOf(mode: Mode): ProtocolDataContents | undefined {
+  return mode.kind === "application" ? mode.header : mode.kind === "full_construction" ? mode.contents : undefined;
+}
+
+/** A Hangzhou block being applied or built. */
+export class HangzhouBlock implements ValidationState {
+  private readonly pc: ProtoContext;
+  private readonly mode: Mode;
+  private readonly chainId: Uint8Array;
+  private readonly predecessor: string;
+  private readonly baker: string;
+  private readonly priority: number;
+  private readonly implicitResults: SuccessfulManagerOperationResult[];
+  private readonly ema: number;
+  private readonly endorsements: EndorsementState;
+  private opCount = 0;
+
+  private constructor(fields: {
+    pc: ProtoContext;
+    mode: Mode;
+    chainId: Uint8Array;
+    predecessor: string;
+    baker: string;
+    priority: number;
+    implicitResults: SuccessfulManagerOperationResult[];
+    ema: number;
+    endorsements: EndorsementState;
+  }) {
+    this.pc = fields.pc;
+    this.mode = fields.mode;
+    this.chainId = fields.chainId;
+    this.predecessor = fields.predecessor;
+    this.baker = fields.baker;
+    this.priority = fields.priority;
+    this.implicitResults = fields.implicitResults;
+    this.ema = fields.ema;
+    this.endorsements = fields.endorsements;
+  }
+
+  /** Starts a block on `predecessor` at `timestamp` (Octez `begin_application` / `begin_construction`). */
+  static async begin(chainId: Uint8Array, predecessor: Predecessor, timestamp: number, mode: Mode): Promise<HangzhouBlock> {
+    const pc = ProtoContext.prepare(predecessor.context, {
+      level: predecessor.header.level + 1,
+      predecessorTimestamp: predecessor.header.timestamp,
+      timestamp,
+      fitness: fitnessCounter(predecessor.header.fitness),
+    });
+    const migration = takePendingMigrationResults(pc);
+    const contents = contentsOf(mode);
+    const src = contextRightsSource(pc);
+    let baker = ZERO_BAKER;
+    if (contents !== undefined) {
+      pc.update(BLOCK_PRIORITY_PATH, encodeUint16(contents.priority));
+      checkTimestamp(pc.constants, contents.priority, timestamp, predecessor.header.timestamp);
+      if (mode.kind === "application") {
+        checkProofOfWork(pc.constants, mode.header);
+        checkFitnessGap(pc.fitness, mode.header);
+      }
+      const owner: PublicKey = bakingRightsOwner(src, pc.level, contents.priority);
+      if (mode.kind === "application") {
+        await checkBlockSignature(mode.header, mode.hash, chainId, owner);
+        checkCommitment(pc.level.expected_commitment, mode.header);
+      }
+      baker = formatPublicKeyHash(publicKeyHash(owner));
+    }
+    pc.fitness += 1n;
+    const allowed = endorsementRights(src, levelFromRaw(pc.eras, pc.level.level - 1), pc.constants.endorsers_per_block);
+    const lb = applyLiquidityBakingSubsidy(pc, contents?.liquidity_baking_escape_vote ?? false);
+    return new HangzhouBlock({
+      pc,
+      mode,
+      chainId,
+      predecessor: predecessor.hash,
+      baker,
+      priority: contents?.priority ?? 0,
+      implicitResults: [...migration, ...lb.results],
+      ema: lb.ema,
+      endorsements: { allowed, used: new Set(), power: 0 },
+    });
+  }
+
+  /** Applies one operation; its receipt (`operation.alpha.result`) in binary. */
+  async applyOperation(op: ShellOperation): Promise<Uint8Array> {
+    const { contents, signature } = decodeBinary(operationProtocolData, op.proto);
+    this.pc.initOriginationNonce(b58decode(B58.operationHash, op.hash));
+    try {
+      const results = await this.applyContents(op, contents, signature);
+      this.opCount++;
+      return encodeBinary(operationMetadata, results);
+    } finally {
+      this.pc.unsetOriginationNonce();
+      this.pc.setGasUnlimited();
+    }
+  }
+
+  private async applyContents(op: ShellOperation, contents: OperationContents[], signature: string | undefined): Promise<ContentsResult[]> {
+    const first = contents[0]!;
+    if (contents.length > 1 && !("fee" in first)) throw failure.error({ msg: "A batch of non-manager operations" });
+    switch (first.kind) {
+      case "endorsement_with_slot":
+        return [
+          await applyEndorsement(this.pc, this.endorsements, this.chainId, this.predecessor, this.priority, { branch: op.branch, signature }, first),
+        ];
+      case "endorsement":
+        throw unwrappedEndorsement.error();
+      case "seed_nonce_revelation":
+        return [applySeedNonceRevelation(this.pc, this.baker, first)];
+      case "activate_account":
+        return [applyActivateAccount(this.pc, first)];
+      case "proposals":
+      case "ballot": {
+        await checkVotingSignature(votingOperationSigner(this.pc, first), { branch: op.branch, signature }, first);
+        return [first.kind === "proposals" ? applyProposals(this.pc, first) : applyBallot(this.pc, first)];
+      }
+      case "failing_noop":
+        throw failingNoop.error();
+      case "double_endorsement_evidence":
+      case "double_baking_evidence":
+        throw failure.error({ msg: `${first.kind} is not supported by this node yet` });
+      default:
+        throw failure.error({ msg: `manager operations (${first.kind}) are not supported by this node yet` });
+    }
+  }
+
+  /** Ends the block (Octez `finalize_block`). */
+  finalize(shell?: ShellHeader): Promise<BlockResult> {
+    void shell;
+    const pc = this.pc;
+    const c = pc.constants;
+    const contents = contentsOf(this.mode);
+    const base = {
+      fitness: fitnessOf(pc.fitness),
+      maxOperationsTtl: MAX_OPERATIONS_TTL,
+      lastAllowedForkLevel: lastAllowedForkLevel(pc.eras, pc.level, c.preserved_cycles),
+    };
+    if (contents === undefined) {
+      const metadata = this.metadata(ZERO_BAKER, null, [], [], 0n);
+      return Promise.resolve({ ...base, context: pc.context, message: "", metadata });
+    }
+    const power = this.endorsements.power;
+    checkMinimalValidTime(c, contents.priority, power, pc.timestamp, pc.predecessorTimestamp);
+    const baker = this.baker;
+    const deposit = c.block_security_deposit;
+    freezeDeposit(pc, baker, deposit);
+    const reward = bakingReward(c, contents.priority, power);
+    pc.addRewards(reward);
+    freezeFees(pc, baker, pc.fees);
+    freezeRewards(pc, baker, pc.rewards);
+    if (contents.seed_nonce_hash !== undefined) {
+      recordNonceHash(pc, { nonceHash: contents.seed_nonce_hash, delegate: baker, rewards: pc.rewards, fees: pc.fees });
+    }
+    if (maySnapshotRolls(pc.level, c.blocks_per_roll_snapshot)) snapshotRolls(pc);
+    let cycleEnd: BalanceUpdate[] = [];
+    let deactivated: string[] = [];
+    if (isLastOfCycle(pc.eras, pc.level)) {
+      const cycle = pc.level.cycle;
+      const unrevealed = seedCycleEnd(pc, cycle);
+      rollCycleEnd(pc, cycle);
+      const end = delegatesCycleEnd(pc, cycle, unrevealed);
+      cycleEnd = end.balanceUpdates;
+      deactivated = end.deactivated;
+    }
+    mayStartNewVotingPeriod(pc);
+    const cycle = pc.level.cycle;
+    const balanceUpdates = cleanupBalanceUpdates([
+      { kind: "contract", contract: baker, change: -deposit, origin: "block" },
+      { kind: "freezer", category: "deposits", delegate: baker, cycle, change: deposit, origin: "block" },
+      { kind: "freezer", category: "rewards", delegate: baker, cycle, change: reward, origin: "block" },
+      ...cycleEnd,
+    ]);
+    const consumedGas = c.hard_gas_limit_per_block * 1000n - pc.remainingBlockGas;
+    const metadata = this.metadata(baker, contents.seed_nonce_hash ?? null, deactivated, balanceUpdates, consumedGas);
+    const message = `lvl ${pc.level.level}, fit 1:${pc.fitness}, prio ${contents.priority}, ${this.opCount} ops`;
+    return Promise.resolve({ ...base, context: pc.context, message, metadata });
+  }
+
+  private metadata(baker: string, nonceHash: string | null, deactivated: string[], balanceUpdates: BalanceUpdate[], consumedGas: bigint): Uint8Array {
+    return encodeBinary(hangzhouBlockMetadata, {
+      baker,
+      level_info: this.pc.level,
+      voting_period_info: currentVotingPeriodInfo(this.pc),
+      nonce_hash: nonceHash,
+      consumed_gas: consumedGas,
+      deactivated,
+      balance_updates: balanceUpdates,
+      liquidity_baking_escape_ema: this.ema,
+      implicit_operations_results: this.implicitResults,
+    });
+  }
+}
+
+/** Decodes a Hangzhou header's protocol data bytes. */
+export function parseProtocolData(bytes: Uint8Array): ReturnType<typeof protocolDataCodec.read> {
+  return decodeBinary(protocolDataCodec, bytes);
+}

@@ -1,0 +1,42 @@
+/**
+ * `POST /sandbox/bake?count=<n>`: the sandbox baker bakes `n` blocks (default 1) on the current
+ * head, one after the other, and answers their hashes, oldest first, once they are stored. Our
+ * own service, outside Octez's namespace (Octez bakes through a separate baker daemon); listed
+ * in `/describe` like every other.
+ * @module
+ */
+import { blockHash } from "../../encoding/hashes.ts";
+import { list } from "../../encoding/list.ts";
+import { MAX_BAKE_COUNT, type Baker } from "../../baker/baker.ts";
+import { makeArg } from "../arg.ts";
+import { Directory } from "../directory.ts";
+import { query, single } from "../query.ts";
+import { service } from "../service.ts";
+
+/** Number of blocks to bake: an integer in [1, MAX_BAKE_COUNT]. */
+const countArg = makeArg<number>({
+  name: "count",
+  descr: `Number of blocks to bake, 1 to ${MAX_BAKE_COUNT}`,
+  parse(text) {
+    if (!/^\d{1,9}$/.test(text)) throw new Error("Cannot parse natural number (number expected)");
+    const n = Number(text);
+    if (n < 1 || n > MAX_BAKE_COUNT) throw new Error(`count must be between 1 and ${MAX_BAKE_COUNT}`);
+    return n;
+  },
+  print: (n) => String(n),
+});
+
+/** The baker's services over `baker`. */
+export function bakerServices(baker: Pick<Baker, "bakeMany">): Directory<void> {
+  return new Directory().register(
+    service({
+      method: "POST",
+      path: ["sandbox", "bake"],
+      description:
+        "Sandbox only (not an Octez service): bake `count` blocks (default 1) on the current head with the node's baker keys, each at the best priority of a held key, with the endorsements of the held delegates and the due nonce revelations; answers their hashes, oldest first, once stored.",
+      query: query({ count: single(countArg, 1, "Number of blocks to bake (default 1)") }),
+      output: list(blockHash),
+      handler: ({ query: q }) => baker.bakeMany(q.count),
+    }),
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * The baker's modes on a real chain: `auto` bakes the start-up blocks and one block per
+ * notification, `interval` one block per timer tick (fake timers: the test fires them), `manual`
+ * nothing by itself. Every wait is on a promise the baker resolves (its `baked` watcher), never
+ * on time.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { AUTO_START_LEVEL, createBaker, type Timers } from "../../lib/baker/baker.ts";
+import type { BakedBlock } from "../../lib/baker/block.ts";
+import { bootstrapSecretKeys } from "../../lib/baker/keys.ts";
+import { ACTIVATION_TIME, openSandbox } from "./sandbox.ts";
+
+const now = () => ACTIVATION_TIME * 1000;
+
+/** Timers that only fire when the test says so. */
+class FakeTimers implements Timers {
+  readonly pending = new Map<number, { fn: () => void; ms: number }>();
+  private nextId = 1;
+  private waiters: (() => void)[] = [];
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.pending.set(id, { fn, ms });
+    for (const w of this.waiters.splice(0)) w();
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+  /** Resolves once a timer is pending. */
+  async armed(): Promise<{ fn: () => void; ms: number }> {
+    while (this.pending.size === 0) await new Promise<void>((r) => this.waiters.push(r));
+    return [...this.pending.values()][0]!;
+  }
+  /** Fires the pending timer. */
+  fire(): void {
+    const [id, t] = [...this.pending.entries()][0]!;
+    this.pending.delete(id);
+    t.fn();
+  }
+}
+
+async function next(sub: AsyncIterator<BakedBlock>): Promise<BakedBlock> {
+  const r = await sub.next();
+  if (r.done) throw new Error("the baked watcher ended");
+  return r.value;
+}
+
+test("auto mode bakes a fresh sandbox up to level 3 at start, then nothing until notified", async () => {
+  const sb = await openSandbox();
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, onError: (e) => assert.unreachable(String(e)) });
+  try {
+    assert.equal(baker.mode, { mode: "auto" });
+    await baker.start();
+    assert.is(AUTO_START_LEVEL, 3);
+    assert.is(sb.chain.head.header.level, 3);
+    await baker.start(); // already started: nothing more
+    assert.is(sb.chain.head.header.level, 3);
+    const sub = baker.baked.subscribe();
+    baker.notify();
+    baker.notify(); // coalesced with the first
+    assert.is((await next(sub)).level, 4);
+    // Jobs run in order: a request now gets level 5 only if no other bake was queued.
+    assert.is((await baker.bakeBlock()).level, 5);
+    assert.is((await next(sub)).level, 5);
+    await baker.stop();
+    assert.is(sb.chain.head.header.level, 5);
+    await sub.return!();
+  } finally {
+    await baker.stop();
+    await sb.close();
+  }
+});
+
+test("auto mode on a chain activated after the start bakes the start-up blocks when the activation arrives", async () => {
+  const sb = await openSandbox({ activate: false });
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, onError: (e) => assert.unreachable(String(e)) });
+  try {
+    const sub = baker.baked.subscribe();
+    await baker.start();
+    assert.is(sb.chain.head.header.level, 0);
+    await sb.activate();
+    assert.is((await next(sub)).level, 2);
+    assert.is((await next(sub)).level, 3);
+    await baker.stop();
+    assert.is(sb.chain.head.header.level, 3);
+  } finally {
+    await baker.stop();
+    await sb.close();
+  }
+});
+
+test("an auto baker does not bake on notifications before start or after stop", async () => {
+  const sb = await openSandbox();
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now });
+  try {
+    baker.notify();
+    await baker.stop();
+    assert.is(sb.chain.head.header.level, 1);
+    await baker.start();
+    await baker.stop();
+    baker.notify();
+    await baker.stop();
+    assert.is(sb.chain.head.header.level, 3);
+  } finally {
+    await sb.close();
+  }
+});
+
+test("interval mode bakes one block per tick of its timer and stops cleanly", async () => {
+  const sb = await openSandbox();
+  const timers = new FakeTimers();
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, mode: "interval:2", timers, onError: (e) => assert.unreachable(String(e)) });
+  try {
+    const sub = baker.baked.subscribe();
+    await baker.start();
+    assert.is(sb.chain.head.header.level, 1, "no block before the first tick");
+    for (const level of [2, 3, 4]) {
+      assert.is((await timers.armed()).ms, 2000);
+      timers.fire();
+      assert.is((await next(sub)).level, level);
+    }
+    await timers.armed(); // the next tick is scheduled after each block
+    await baker.stop();
+    assert.is(timers.pending.size, 0, "stop cancels the next tick");
+    assert.is(sb.chain.head.header.level, 4);
+    await sub.return!();
+  } finally {
+    await baker.stop();
+    await sb.close();
+  }
+});
+
+test("interval mode skips ticks while the protocol is not activated, and bakes once it is", async () => {
+  const sb = await openSandbox({ activate: false });
+  const timers = new FakeTimers();
+  const errors: unknown[] = [];
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, mode: { mode: "interval", seconds: 1 }, timers, onError: (e) => errors.push(e) });
+  try {
+    const sub = baker.baked.subscribe();
+    await baker.start();
+    await timers.armed();
+    timers.fire();
+    await timers.armed(); // rescheduled after the skipped tick
+    assert.is(sb.chain.head.header.level, 0);
+    await sb.activate();
+    timers.fire();
+    assert.is((await next(sub)).level, 2);
+    assert.equal(errors, []);
+    await sub.return!();
+  } finally {
+    await baker.stop();
+    await sb.close();
+  }
+});
+
+test("manual mode bakes only on request", async () => {
+  const sb = await openSandbox();
+  const timers = new FakeTimers();
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, mode: "manual", timers });
+  try {
+    await baker.start();
+    baker.notify();
+    await baker.stop();
+    assert.is(timers.pending.size, 0);
+    assert.is(sb.chain.head.header.level, 1);
+    assert.is((await baker.bakeBlock()).level, 2);
+  } finally {
+    await sb.close();
+  }
+});
+
+test("createBaker() refuses bad options", () => {
+  const fake = {} as never;
+  for (const [opts, kind] of [
+    [{ chain: fake, validator: fake, keys: [] }, RangeError],
+    [{ chain: fake, validator: fake, keys: "edsk" as never }, TypeError],
+    [{ chain: fake, validator: fake, keys: [{} as never] }, TypeError],
+    [{ chain: fake, validator: fake, keys: bootstrapSecretKeys(), mode: "sometimes" }, RangeError],
+    [{ chain: undefined as never, validator: fake, keys: bootstrapSecretKeys() }, TypeError],
+  ] as const) {
+    try {
+      createBaker(opts as never);
+      assert.unreachable("accepted");
+    } catch (e) {
+      assert.instance(e, kind);
+    }
+  }
+});
+
+test.run();
