@@ -4,6 +4,7 @@
  */
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
+import { bootstrapSecretKeys, createBaker } from "./baker/mod.ts";
 import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
@@ -88,7 +89,9 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       timestamp: Math.max(Math.floor(now() / 1000), chain.genesis.header.timestamp + 1),
     });
   }
-  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc }), {
+  const baker = createBaker({ chain, validator, keys: bootstrapSecretKeys(), now, mode: options.bake ?? { mode: "auto" } });
+  await baker.start();
+  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc, baker }), {
     cors: options.cors,
     aliases: EARLY_LAYOUT_ALIASES,
   });
@@ -98,6 +101,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     async close() {
       if (closed) return;
       closed = true;
+      await baker.stop();
       chain.close();
       protocols.added.close();
       await kv.close();

@@ -47,7 +47,7 @@ test("obj lays fields out in order with presence bytes for options", () => {
 test("a variable-size field may be followed only by fixed-size fields", () => {
   const c = obj(req("data", variableBytes), req("tail", uint16));
   assert.equal(decodeBinary(c, fromHex("aabbcc0005")), { data: fromHex("aabbcc"), tail: 5 });
-  assert.throws(() => obj(req("data", variableBytes), req("more", bytes)), TypeError);
+  assert.throws(() => obj(req("data", variableBytes), req("more", bytes)), (e: unknown) => e instanceof TypeError);
 });
 
 test("dynamic size, list and string carry 4-byte length prefixes", () => {

@@ -54,8 +54,8 @@ test("bad Base58Check is a DecodeError naming the kind", () => {
 });
 
 test("writing a value of the wrong type is a TypeError", () => {
-  assert.throws(() => encodeBinary(publicKeyHash, "KT1DieU51jzXLerQx5AqMCiLC1SsCeM8yRat"), TypeError);
-  assert.throws(() => encodeBinary(blockHash, 5 as unknown as string), TypeError);
+  assert.throws(() => encodeBinary(publicKeyHash, "KT1DieU51jzXLerQx5AqMCiLC1SsCeM8yRat"), (e: unknown) => e instanceof TypeError);
+  assert.throws(() => encodeBinary(blockHash, 5 as unknown as string), (e: unknown) => e instanceof TypeError);
 });
 
 test.run();

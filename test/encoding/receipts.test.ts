@@ -373,7 +373,7 @@ test("consumedGas gives the rounded-up gas beside the milligas", () => {
   assert.equal(consumedGas(1427000n), { consumed_gas: 1427n, consumed_milligas: 1427000n });
   assert.equal(consumedGas(1n), { consumed_gas: 1n, consumed_milligas: 1n });
   assert.equal(consumedGas(0n), { consumed_gas: 0n, consumed_milligas: 0n });
-  assert.throws(() => consumedGas(-1n), RangeError);
+  assert.throws(() => consumedGas(-1n), (e: unknown) => e instanceof RangeError);
 });
 
 test.run();

@@ -368,7 +368,7 @@ test("approval and the participation EMA follow Octez's integer formulas", () =>
   // Participation is ⌊votes × 10000 / rolls⌋ and must reach the quorum exactly.
   assert.equal(approvalAndParticipationEma({ yay: 11, nay: 0, pass: 0 }, 20, 5000, 5500), { approval: true, participationEma: 5100 });
   assert.equal(approvalAndParticipationEma({ yay: 10, nay: 0, pass: 0 }, 20, 5000, 5500), { approval: false, participationEma: 5000 });
-  assert.throws(() => approvalAndParticipationEma({ yay: 0, nay: 0, pass: 0 }, 0, 5000, 5500), RangeError);
+  assert.throws(() => approvalAndParticipationEma({ yay: 0, nay: 0, pass: 0 }, 0, 5000, 5500), (e: unknown) => e instanceof RangeError);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -46,8 +46,8 @@ test("a duplicate id or a bad kind is refused", () => {
   const reg = new ErrorRegistry();
   reg.define({ id: "x", kind: "temporary", title: "X", description: "X" });
   assert.throws(() => reg.define({ id: "x", kind: "permanent", title: "X", description: "X" }), /duplicate error id x/);
-  assert.throws(() => reg.define({ id: "y", kind: "outdated" as "temporary", title: "Y", description: "Y" }), TypeError);
-  assert.throws(() => reg.define({ id: "", kind: "temporary", title: "Y", description: "Y" }), TypeError);
+  assert.throws(() => reg.define({ id: "y", kind: "outdated" as "temporary", title: "Y", description: "Y" }), (e: unknown) => e instanceof TypeError);
+  assert.throws(() => reg.define({ id: "", kind: "temporary", title: "Y", description: "Y" }), (e: unknown) => e instanceof TypeError);
 });
 
 test("any other exception becomes a temporary failure with its message", () => {

@@ -263,8 +263,8 @@ test("the alias table rewrites patterns and tails", () => {
   });
   assert.is(t.resolve("DELETE", ["blocks", "head", "raw_context"]), undefined);
   assert.is(t.resolve("GET", ["blocks"]), undefined);
-  assert.throws(() => new AliasTable([{ from: "/{x}", to: "/y" }]), TypeError);
-  assert.throws(() => new AliasTable([{ from: "/a", to: "/{y}" }]), TypeError);
+  assert.throws(() => new AliasTable([{ from: "/{x}", to: "/y" }]), (e: unknown) => e instanceof TypeError);
+  assert.throws(() => new AliasTable([{ from: "/a", to: "/{y}" }]), (e: unknown) => e instanceof TypeError);
 });
 
 test.run();

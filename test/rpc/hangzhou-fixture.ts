@@ -138,8 +138,8 @@ export async function hangzhouFixture(overrides: { [key: string]: Json } = {}): 
       protocol: HANGZHOU,
       next_protocol: HANGZHOU,
       max_operations_ttl: 2,
-      metadata: encodeBinary(hangzhouBlockMetadata, hangzhouBlockMetadata.fromJson(LEVEL2_METADATA)),
-      operations_metadata: [[], [], [], [encodeBinary(operationMetadata, operationMetadata.fromJson([{ kind: "transaction", ...TRANSACTION_METADATA }]))]],
+      metadata: encodeBinary(hangzhouBlockMetadata, hangzhouBlockMetadata.fromJson(LEVEL2_METADATA as unknown as Json)),
+      operations_metadata: [[], [], [], [encodeBinary(operationMetadata, operationMetadata.fromJson([{ kind: "transaction", ...TRANSACTION_METADATA }] as unknown as Json))]],
     },
   });
   const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc: (h) => rpcs.get(h) }), {

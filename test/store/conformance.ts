@@ -140,15 +140,15 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       const long = new Uint8Array(511).fill(0xab);
       await s.write([{ key: long, value: b(1) }]);
       assert.equal(s.get(long), b(1));
-      assert.throws(() => s.get(new Uint8Array(512)), RangeError);
+      assert.throws(() => s.get(new Uint8Array(512)), (e: unknown) => e instanceof RangeError);
     }));
 
   test("get() and range() refuse arguments of the wrong type", () =>
     withStore((s) => {
-      assert.throws(() => s.get("k" as never), TypeError);
-      assert.throws(() => s.range({ gte: [1] as never }), TypeError);
-      assert.throws(() => s.range({ limit: -1 }), RangeError);
-      assert.throws(() => s.range({ limit: 1.5 }), RangeError);
+      assert.throws(() => s.get("k" as never), (e: unknown) => e instanceof TypeError);
+      assert.throws(() => s.range({ gte: [1] as never }), (e: unknown) => e instanceof TypeError);
+      assert.throws(() => s.range({ limit: -1 }), (e: unknown) => e instanceof RangeError);
+      assert.throws(() => s.range({ limit: 1.5 }), (e: unknown) => e instanceof RangeError);
     }));
 
   const sample = [

@@ -15,8 +15,8 @@ test("key() concatenates the table byte, bytes and UTF-8 strings", () => {
   assert.is(hex(key(Table.levelIndex, new Uint8Array([0x7a, 0x06, 0xa7, 0x70]), u32(42))), "137a06a7700000002a");
   assert.is(hex(key(Table.config, "é")), "17c3a9");
   assert.is(hex(key(0xff)), "ff");
-  assert.throws(() => key(256), RangeError);
-  assert.throws(() => key(1, 5 as unknown as string), TypeError);
+  assert.throws(() => key(256), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => key(1, 5 as unknown as string), (e: unknown) => e instanceof TypeError);
 });
 
 test("numbers are big-endian and checked", () => {
@@ -26,11 +26,11 @@ test("numbers are big-endian and checked", () => {
   assert.is(hex(u64(0xfedcba9876543210n)), "fedcba9876543210");
   assert.is(readU32(new Uint8Array([9, 0, 0, 1, 0]), 1), 256);
   assert.is(readU64(u64(0xfedcba9876543210n)), 0xfedcba9876543210n);
-  assert.throws(() => u32(-1), RangeError);
-  assert.throws(() => u32(2 ** 32), RangeError);
-  assert.throws(() => u64(1n << 64n), RangeError);
-  assert.throws(() => u64(1.5), RangeError);
-  assert.throws(() => readU32(new Uint8Array(3)), RangeError);
+  assert.throws(() => u32(-1), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => u32(2 ** 32), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => u64(1n << 64n), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => u64(1.5), (e: unknown) => e instanceof RangeError);
+  assert.throws(() => readU32(new Uint8Array(3)), (e: unknown) => e instanceof RangeError);
 });
 
 test("prefixRange() bounds a prefix, carrying over trailing 0xff bytes", () => {

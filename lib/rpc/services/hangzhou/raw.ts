@@ -10,8 +10,9 @@
  *   keys, key hashes, contracts in Base58, scripts as Micheline JSON, constants, voting period,
  *   nonce status…); members of sets show `{}` (Octez's `unit`); any other leaf its bytes in hex;
  * - a directory is an object of its entries; `depth` counts as Octez's does for named
- *   directories: the path itself is shown at depth + 1, so `depth=0` shows a directory as `{}`,
- *   `depth=1` its leaves and empty objects for its subdirectories, and so on (default 0).
+ *   directories (the path itself is shown at depth + 1): `depth=0` (the default) shows a
+ *   directory's leaves and its subdirectories as `{}`, `depth=1` one level more, and so on;
+ *   `depth=-1` shows a directory as `{}`.
  * A path with nothing there is 404.
  * @module
  */
