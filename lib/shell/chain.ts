@@ -213,10 +213,18 @@ export class Chain {
   private headMove(b: Block): WriteOp[] {
     const ops: WriteOp[] = [this.store.putChainData("head", encodeBlockLocator(b.hash, b.header.level))];
     if (b.header.level < this.headBlock.header.level) ops.push(...this.store.truncateLevels(b.header.level));
+    const branch = new Map<number, string>();
     let cur: Block | undefined = b;
     while (cur !== undefined && !this.isOnMainBranch(cur)) {
       ops.push(this.store.putLevel(cur.header.level, cur.hash));
-      cur = cur === b ? this.block(b.header.predecessor) : this.block(cur.header.predecessor);
+      branch.set(cur.header.level, cur.hash);
+      cur = this.block(cur.header.predecessor);
+    }
+    // The checkpoint follows the head's last allowed fork level (Octez `may_update_checkpoint`).
+    const target = b.info.last_allowed_fork_level;
+    if (target > this.locator("checkpoint").level) {
+      const hash = branch.get(target) ?? this.store.hashAtLevel(target);
+      if (hash !== undefined) ops.push(this.store.putChainData("checkpoint", encodeBlockLocator(hash, target)));
     }
     return ops;
   }

@@ -69,6 +69,7 @@ export function genesisBlock(kv: KeyValueStore, config: GenesisConfig, prepare: 
       protocol: config.protocol,
       next_protocol: config.protocol,
       max_operations_ttl: 0,
+      last_allowed_fork_level: 0,
       metadata: new Uint8Array(0),
       operations_metadata: [],
     },

@@ -90,6 +90,7 @@ export class BlockValidator {
         protocol: protocol.hash,
         next_protocol: nextProtocol,
         max_operations_ttl: Math.max(0, Math.min(pred.info.max_operations_ttl + 1, final.maxOperationsTtl)),
+        last_allowed_fork_level: final.lastAllowedForkLevel,
         metadata: result.metadata,
         operations_metadata: receipts,
       },

@@ -24,6 +24,8 @@ export interface BlockInfo {
   next_protocol: string;
   /** How many blocks back an operation's branch may be, for the next block. */
   max_operations_ttl: number;
+  /** Level below which no fork is allowed once this block is head (it moves the checkpoint). */
+  last_allowed_fork_level: number;
   /** Block metadata in the binary encoding of `protocol` (empty for the genesis block). */
   metadata: Uint8Array;
   /** Receipts of the operations, per validation pass, in the binary encoding of `protocol`. */
@@ -34,6 +36,7 @@ const blockInfoCodec = obj(
   req("protocol", protocolHash),
   req("next_protocol", protocolHash),
   req("max_operations_ttl", uint16),
+  req("last_allowed_fork_level", int32),
   req("metadata", bytes),
   req("operations_metadata", list(list(bytes))),
 );

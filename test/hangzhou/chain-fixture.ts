@@ -50,6 +50,8 @@ export interface BlockSpec {
   contents?: Partial<ProtocolDataContents>;
   signer?: SecretKey;
   shell?: (s: ShellHeader) => ShellHeader;
+  /** The block to build on (the head when absent). */
+  on?: Block;
 }
 
 /** A sandbox chain with Hangzhou activated at level 1. */
@@ -69,7 +71,7 @@ export async function hangzhouChain() {
 
   /** Builds a block on the head as the spec says; its bytes and operations, not injected. */
   async function build(spec: BlockSpec = {}) {
-    const head = chain.head;
+    const head = spec.on ?? chain.head;
     const pc = protoAt(head);
     const src = contextRightsSource(pc);
     const priority = spec.priority ?? 0;

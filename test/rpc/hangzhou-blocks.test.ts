@@ -8,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { blake2b256 } from "../../lib/crypto/blake2b.ts";
 import { B58, b58encode } from "../../lib/encoding/base58.ts";
-import { call, GENESIS_PROTOCOL, HANGZHOU, hangzhouFixture, LEVEL2_METADATA, T1, TRANSACTION, TRANSACTION_METADATA } from "./hangzhou-fixture.ts";
+import { call, GENESIS_PROTOCOL, HANGZHOU, hangzhouFixture, LEVEL2_METADATA, T1, TRANSACTION, TRANSACTION_METADATA, ZERO_SIG } from "./hangzhou-fixture.ts";
 
 const fx = await hangzhouFixture();
 const B2 = "/chains/main/blocks/2";
@@ -140,6 +140,24 @@ test("binary: the operation hashes and the metadata shell part in data-encoding 
   assert.equal([...hashes.subarray(0, 8)], [0, 0, 0, 36, 0, 0, 0, 32]);
   const meta = await get(`${B2}/metadata`);
   assert.ok(meta.length > 100);
+});
+
+test("Hangzhou's preapply/block builds the next block's shell header on a block", async () => {
+  const body = {
+    protocol_data: { protocol: HANGZHOU, priority: 0, proof_of_work_nonce: "0000000000000000", liquidity_baking_escape_vote: false, signature: ZERO_SIG },
+    operations: [[], [], [], []],
+  };
+  const r = await call(fx, `/chains/main/blocks/1/helpers/preapply/block?timestamp=${T1 + 5}`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.shell_header.level, 2);
+  assert.is(r.json.shell_header.predecessor, fx.level1);
+  assert.is(r.json.shell_header.validation_pass, 4);
+  assert.equal(r.json.shell_header.fitness, ["01", "0000000000000001"]);
+  assert.is(r.json.operations.length, 4);
 });
 
 test.run();

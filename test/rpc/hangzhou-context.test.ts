@@ -11,7 +11,12 @@ import { B58, b58decode } from "../../lib/encoding/base58.ts";
 import type { Json } from "../../lib/encoding/codec.ts";
 import { toHex } from "../../lib/encoding/hex.ts";
 import { BOOTSTRAP, captured, example } from "../hangzhou/sandbox.ts";
-import { call, hangzhouFixture, T1 } from "./hangzhou-fixture.ts";
+import { encodeBinary } from "../../lib/encoding/codec.ts";
+import { unsignedOperation } from "../../lib/encoding/hangzhou/operation.ts";
+import { formatSignature, parseSecretKey } from "../../lib/crypto/keys.ts";
+import { sign } from "../../lib/crypto/sign.ts";
+import { endorsementWatermark } from "../../lib/crypto/watermark.ts";
+import { call, hangzhouFixture, T1, ZERO_SIG } from "./hangzhou-fixture.ts";
 
 type Exchange = { method: string; path: string; response?: Json; output_text?: string };
 const exchanges = (name: string) => (example(name) as { exchanges: Exchange[] }).exchanges;
@@ -31,6 +36,7 @@ const fx = await hangzhouFixture({ blocks_per_voting_period: 4 });
 const B1 = "/chains/main/blocks/1";
 const B2 = "/chains/main/blocks/2";
 const BOOT1 = BOOTSTRAP[0]!.pkh;
+const BOOTSTRAP1_SECRET = "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh";
 const FRESH = "tz1Ke2h7sDdakHJQh8WX4Z372du1KChsksyU"; // the zero key hash: no account
 const CPMM = "KT1TxqZ8QtKvLu3V3JH7Gx58n7Co8pgtpQU5";
 const LQT = "KT1AafHA1C1vk959wvHWBispY9Y2f3fxBUUo";
@@ -195,6 +201,29 @@ test("block times: minimal valid time from the block's timestamp; required endor
   assert.equal((await call(fx, `${B1}/minimal_valid_time?priority=0&endorsing_power=200`)).json, "2021-01-01T00:00:01Z");
   assert.equal((await call(fx, `${B1}/required_endorsements`)).json, 1);
   assert.equal((await call(fx, `${B1}/required_endorsements?block_delay=5`)).json, 0);
+});
+
+test("endorsing power: the slots of the delegate that signed a wrapped endorsement; a bare one is refused", async () => {
+  const inner = { branch: fx.level1, operations: { kind: "endorsement" as const, level: 1 } };
+  const bytes = encodeBinary(unsignedOperation, { branch: inner.branch, contents: [inner.operations] });
+  const sig = await sign(parseSecretKey(BOOTSTRAP1_SECRET), bytes, endorsementWatermark(b58decode(B58.chainId, "NetXdQprcVkpaWU")));
+  const wrapped = {
+    branch: fx.level1,
+    contents: [{ kind: "endorsement_with_slot", endorsement: { ...inner, signature: formatSignature(sig) }, slot: 9 }],
+    signature: ZERO_SIG,
+  };
+  const post = (op: unknown) =>
+    call(fx, `${B2}/endorsing_power`, {
+      method: "POST",
+      body: JSON.stringify({ endorsement_operation: op, chain_id: "NetXdQprcVkpaWU" }),
+      headers: { "content-type": "application/json" },
+    });
+  // HANGZHOU-FACTS §2.3: bootstrap1 (tz1KqTp…) has 40 slots at level 1, 9 among them.
+  assert.is((await post(wrapped)).json, 40);
+  const wrongSlot = await post({ ...wrapped, contents: [{ ...wrapped.contents[0], slot: 2 }] });
+  assert.is(wrongSlot.json[0].id, "proto.011-PtHangz2.baking.unexpected_endorsement");
+  const bare = await post({ branch: fx.level1, contents: [inner.operations], signature: formatSignature(sig) });
+  assert.equal(bare.json, [{ kind: "temporary", id: "failure", msg: "Operation is not a wrapped endorsement" }]);
 });
 
 test("nonces, seed and liquidity baking: nothing committed yet, the initial seed, the CPMM", async () => {

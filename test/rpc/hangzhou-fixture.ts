@@ -138,6 +138,7 @@ export async function hangzhouFixture(overrides: { [key: string]: Json } = {}): 
       protocol: HANGZHOU,
       next_protocol: HANGZHOU,
       max_operations_ttl: 2,
+      last_allowed_fork_level: 0,
       metadata: encodeBinary(hangzhouBlockMetadata, hangzhouBlockMetadata.fromJson(LEVEL2_METADATA as unknown as Json)),
       operations_metadata: [[], [], [], [encodeBinary(operationMetadata, operationMetadata.fromJson([{ kind: "transaction", ...TRANSACTION_METADATA }] as unknown as Json))]],
     },
