@@ -125,6 +125,7 @@ export const EARLY_LAYOUT_ALIASES: readonly PathAlias[] = [
   { from: "/blocks/{block}/preapply", to: `${B}/helpers/preapply/block`, method: "POST", via: ["POST"] },
   { from: "/blocks/{block}/predecessor", to: `${B}/header/shell/predecessor` },
   { from: "/blocks/{block}/proto/constants", to: `${B}/context/constants` },
+  { from: "/blocks/{block}/proto/constants/{name}", to: `${B}/context/constants/{name}` },
   { from: "/blocks/{block}/proto/context/contracts", to: `${B}/context/contracts` },
   { from: "/blocks/{block}/proto/context/contracts/{contract}", to: `${B}/context/contracts/{contract}` },
   { from: "/blocks/{block}/proto/context/level", to: `${B}/metadata/protocol_data` },
