@@ -52,6 +52,8 @@ export interface BlockSpec {
   shell?: (s: ShellHeader) => ShellHeader;
   /** The block to build on (the head when absent). */
   on?: Block;
+  /** Operations put in validation pass 0 after the regular endorsements. */
+  extra?: Uint8Array[];
 }
 
 /** A sandbox chain with Hangzhou activated at level 1. */
@@ -93,7 +95,7 @@ export async function hangzhouChain() {
       ...(pc.level.expected_commitment ? { seed_nonce_hash: "nceUFoeQDgkJCmzdMWh19ZjBYqQD3N9fe6bXQ1ZsUKKvMn7iun5Z3" } : {}),
       ...spec.contents,
     };
-    const operations = [endorsements, [], [], []];
+    const operations = [[...endorsements, ...(spec.extra ?? [])], [], [], []];
     const unsigned = encodeBinary(protocolData, { ...contents, signature: ZERO_SIGNATURE });
     const { shell } = await validator.preapply(head, timestamp, unsigned, operations);
     const finalShell = spec.shell ? spec.shell(shell) : shell;
@@ -112,5 +114,11 @@ export async function hangzhouChain() {
   /** The Hangzhou metadata of a stored block. */
   const metadataOf = (b: Block): HangzhouBlockMetadata => decodeBinary(hangzhouBlockMetadata, b.info.metadata);
 
-  return { kv, chain, validator, chainId, build, bake, metadataOf, protoAt, contextOf };
+  /** The endorsement rights of a level, read on the head's context. */
+  const rightsAt = (level: number) => {
+    const pc = protoAt(chain.head);
+    return endorsementRights(contextRightsSource(pc), levelFromRaw(pc.eras, level), pc.constants.endorsers_per_block);
+  };
+
+  return { kv, chain, validator, chainId, build, bake, metadataOf, protoAt, contextOf, rightsAt, keyOf: (pkh: string) => byPkh.get(pkh)! };
 }
