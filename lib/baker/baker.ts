@@ -165,7 +165,7 @@ class SandboxBaker implements Baker {
     return head.info.next_protocol === HANGZHOU;
   }
 
-  /** Auto mode: bakes until level {@link AUTO_START_LEVEL} when the head is Hangzhou's. */
+  /** Bakes until level {@link AUTO_START_LEVEL} when the head is Hangzhou's (every mode, at start). */
   private topUp(): Promise<void> {
     if (this.topUpQueued) return this.queue.then(() => {});
     this.topUpQueued = true;
@@ -197,12 +197,13 @@ class SandboxBaker implements Baker {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    // Whatever the mode, a fresh sandbox is made usable at once: a client's operations need a
+    // live branch two blocks back, so the baker tops the chain up to level 3 (and does so as
+    // soon as an activation arrives later).
+    this.heads = this.chain.heads.subscribe();
+    void this.followHeads(this.heads);
     if (this.mode.mode === "interval") this.schedule();
-    else if (this.mode.mode === "auto") {
-      this.heads = this.chain.heads.subscribe();
-      void this.followHeads(this.heads);
-      await this.topUp();
-    }
+    await this.topUp();
   }
 
   async stop(): Promise<void> {

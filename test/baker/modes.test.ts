@@ -114,8 +114,10 @@ test("interval mode bakes one block per tick of its timer and stops cleanly", as
   try {
     const sub = baker.baked.subscribe();
     await baker.start();
-    assert.is(sb.chain.head.header.level, 1, "no block before the first tick");
-    for (const level of [2, 3, 4]) {
+    assert.is(sb.chain.head.header.level, 3, "started at level 3, as every fresh sandbox");
+    await next(sub);
+    await next(sub);
+    for (const level of [4, 5, 6]) {
       assert.is((await timers.armed()).ms, 2000);
       timers.fire();
       assert.is((await next(sub)).level, level);
@@ -123,7 +125,7 @@ test("interval mode bakes one block per tick of its timer and stops cleanly", as
     await timers.armed(); // the next tick is scheduled after each block
     await baker.stop();
     assert.is(timers.pending.size, 0, "stop cancels the next tick");
-    assert.is(sb.chain.head.header.level, 4);
+    assert.is(sb.chain.head.header.level, 6);
     await sub.return!();
   } finally {
     await baker.stop();
@@ -154,7 +156,7 @@ test("interval mode skips ticks while the protocol is not activated, and bakes o
   }
 });
 
-test("manual mode bakes only on request", async () => {
+test("manual mode bakes only on request, once the chain is at level 3", async () => {
   const sb = await openSandbox();
   const timers = new FakeTimers();
   const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, mode: "manual", timers });
@@ -163,8 +165,8 @@ test("manual mode bakes only on request", async () => {
     baker.notify();
     await baker.stop();
     assert.is(timers.pending.size, 0);
-    assert.is(sb.chain.head.header.level, 1);
-    assert.is((await baker.bakeBlock()).level, 2);
+    assert.is(sb.chain.head.header.level, 3);
+    assert.is((await baker.bakeBlock()).level, 4);
   } finally {
     await sb.close();
   }
