@@ -10,8 +10,8 @@
  */
 import { createStore, entries, promisifyRequest, type UseStore } from "idb-keyval";
 import type { KeyValueStore, RangeOptions, WriteOp } from "../../lib/store/kv.ts";
-import { SortedBytesMap } from "../../lib/store/sorted.ts";
-import { checkKey, checkRangeOptions, checkWriteOps, closedError } from "../../lib/store/validate.ts";
+import { MemoryStore } from "../../lib/store/memory.ts";
+import { checkWriteOps, closedError } from "../../lib/store/validate.ts";
 
 /** Name of the object store inside the IndexedDB database. */
 export const OBJECT_STORE_NAME = "kv";
@@ -27,42 +27,33 @@ export async function openIndexedDbStore(name: string): Promise<KeyValueStore> {
   if (typeof name !== "string" || name === "") throw new TypeError("openIndexedDbStore: name must be a non-empty string");
   if (typeof indexedDB === "undefined") throw new Error("openIndexedDbStore: this runtime has no indexedDB");
   const useStore = createStore(name, OBJECT_STORE_NAME);
-  const map = new SortedBytesMap();
-  for (const [k, v] of await entries<IDBValidKey, unknown>(useStore)) {
-    map.set(toBytes(k, "key"), toBytes(v, "value"));
-  }
-  return new IndexedDbKeyValueStore(name, useStore, map);
+  const copy = new MemoryStore();
+  const stored = await entries<IDBValidKey, unknown>(useStore);
+  await copy.write(stored.map(([k, v]) => ({ key: toBytes(k, "key"), value: toBytes(v, "value") })));
+  return new IndexedDbKeyValueStore(name, useStore, copy);
 }
 
+/** Reads from the in-memory copy; writes to IndexedDB first, then to the copy. */
 class IndexedDbKeyValueStore implements KeyValueStore {
   #name: string;
   #useStore: UseStore;
-  #map: SortedBytesMap;
+  #copy: MemoryStore;
   #closed = false;
 
-  constructor(name: string, useStore: UseStore, map: SortedBytesMap) {
+  constructor(name: string, useStore: UseStore, copy: MemoryStore) {
     this.#name = name;
     this.#useStore = useStore;
-    this.#map = map;
+    this.#copy = copy;
   }
 
   get(key: Uint8Array): Uint8Array | undefined {
     this.#check();
-    checkKey(key);
-    return this.#map.get(key)?.slice();
+    return this.#copy.get(key);
   }
 
   range(options: RangeOptions): IterableIterator<[Uint8Array, Uint8Array]> {
     this.#check();
-    checkRangeOptions(options);
-    return this.#scan(options);
-  }
-
-  *#scan(options: RangeOptions): Generator<[Uint8Array, Uint8Array]> {
-    for (const [k, v] of this.#map.range(options)) {
-      this.#check();
-      yield [k.slice(), v.slice()];
-    }
+    return this.#copy.range(options);
   }
 
   async write(ops: readonly WriteOp[]): Promise<void> {
@@ -83,10 +74,7 @@ class IndexedDbKeyValueStore implements KeyValueStore {
       }
       return promisifyRequest(store.transaction);
     });
-    for (const { key, value } of batch) {
-      if (value === undefined) this.#map.delete(key);
-      else this.#map.set(key, value);
-    }
+    await this.#copy.write(batch);
   }
 
   async close(): Promise<void> {
@@ -94,7 +82,7 @@ class IndexedDbKeyValueStore implements KeyValueStore {
     this.#closed = true;
     const db = await this.#useStore("readonly", (store) => store.transaction.db);
     db.close();
-    this.#map.clear();
+    await this.#copy.close();
   }
 
   #check(): void {
