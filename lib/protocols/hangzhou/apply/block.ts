@@ -43,6 +43,7 @@ import {
   fitnessOf,
 } from "./baking.ts";
 import { applyEndorsement, type EndorsementState } from "./endorsement.ts";
+import { applyDoubleBakingEvidence, applyDoubleEndorsementEvidence } from "./evidence.ts";
 import { failingNoop, unwrappedEndorsement } from "./errors.ts";
 import { applyLiquidityBakingSubsidy } from "./liquidity-baking.ts";
 import { applyBallot, applyProposals, checkVotingSignature, votingOperationSigner } from "./voting.ts";
@@ -177,8 +178,9 @@ export class HangzhouBlock implements ValidationState {
       case "failing_noop":
         throw failingNoop.error();
       case "double_endorsement_evidence":
+        return [await applyDoubleEndorsementEvidence(this.pc, this.chainId, this.baker, first)];
       case "double_baking_evidence":
-        throw failure.error({ msg: `${first.kind} is not supported by this node yet` });
+        return [await applyDoubleBakingEvidence(this.pc, this.chainId, this.baker, first)];
       default:
         throw failure.error({ msg: `manager operations (${first.kind}) are not supported by this node yet` });
     }
