@@ -5,9 +5,10 @@
 import { rawBlockHeader } from "../../encoding/block-header.ts";
 import { decodeBinary, encodeBinary } from "../../encoding/codec.ts";
 import { protocolData as protocolDataCodec } from "../../encoding/hangzhou/block-header.ts";
-import { operationProtocolData, validationPass } from "../../encoding/hangzhou/operation.ts";
+import { validationPass } from "../../encoding/hangzhou/operation.ts";
 import type { Protocol } from "../../shell/protocol.ts";
 import { blockHashOf } from "./apply/baking.ts";
+import { parseOperation } from "./apply/parse.ts";
 import { HangzhouBlock, MAX_OPERATIONS_TTL } from "./apply/block.ts";
 import { FIXED_CONSTANTS } from "./constants.ts";
 import { initHangzhou } from "./init.ts";
@@ -32,7 +33,7 @@ export const hangzhouProtocol: Protocol = {
   maxBlockHeaderLength: MAX_BLOCK_HEADER_LENGTH,
   maxOperationDataLength: FIXED_CONSTANTS.max_operation_data_length,
   acceptablePasses(op) {
-    const { contents } = decodeBinary(operationProtocolData, op.proto);
+    const { contents } = parseOperation(op);
     const pass = validationPass(contents);
     return pass === undefined ? [] : [pass];
   },

@@ -11,7 +11,7 @@ import { B58, b58decode } from "../../../encoding/base58.ts";
 import { decodeBinary, encodeBinary } from "../../../encoding/codec.ts";
 import type { ShellHeader } from "../../../encoding/block-header.ts";
 import { type BlockHeader, protocolData as protocolDataCodec, type ProtocolDataContents } from "../../../encoding/hangzhou/block-header.ts";
-import { operationProtocolData, type OperationContents } from "../../../encoding/hangzhou/operation.ts";
+import type { OperationContents } from "../../../encoding/hangzhou/operation.ts";
 import type { BalanceUpdate } from "../../../encoding/hangzhou/receipts/balance-updates.ts";
 import { hangzhouBlockMetadata } from "../../../encoding/hangzhou/receipts/block-metadata.ts";
 import { type ContentsResult, operationMetadata } from "../../../encoding/hangzhou/receipts/contents-results.ts";
@@ -46,6 +46,8 @@ import { applyEndorsement, type EndorsementState } from "./endorsement.ts";
 import { applyDoubleBakingEvidence, applyDoubleEndorsementEvidence } from "./evidence.ts";
 import { failingNoop, unwrappedEndorsement } from "./errors.ts";
 import { applyLiquidityBakingSubsidy } from "./liquidity-baking.ts";
+import { parseOperation } from "./parse.ts";
+import { applyManagerOperation } from "./manager.ts";
 import { applyBallot, applyProposals, checkVotingSignature, votingOperationSigner } from "./voting.ts";
 
 /** Hangzhou's `max_operations_ttl`. */
@@ -144,7 +146,7 @@ export class HangzhouBlock implements ValidationState {
 
   /** Applies one operation; its receipt (`operation.alpha.result`) in binary. */
   async applyOperation(op: ShellOperation): Promise<Uint8Array> {
-    const { contents, signature } = decodeBinary(operationProtocolData, op.proto);
+    const { contents, signature } = parseOperation(op);
     this.pc.initOriginationNonce(b58decode(B58.operationHash, op.hash));
     try {
       const results = await this.applyContents(op, contents, signature);
@@ -182,7 +184,7 @@ export class HangzhouBlock implements ValidationState {
       case "double_baking_evidence":
         return [await applyDoubleBakingEvidence(this.pc, this.chainId, this.baker, first)];
       default:
-        throw failure.error({ msg: `manager operations (${first.kind}) are not supported by this node yet` });
+        return applyManagerOperation(this.pc, this.chainId, this.baker, op, contents, signature);
     }
   }
 

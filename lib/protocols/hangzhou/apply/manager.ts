@@ -1,0 +1,487 @@
+/**
+ * Hangzhou's manager operations (Octez `apply.ml`: `precheck_manager_contents`,
+ * `check_manager_signature`, `apply_manager_contents_list`, `apply_manager_operation_content`;
+ * `fees_storage.ml`): reveals, transactions, delegations, and (until the Michelson interpreter
+ * lands) failed originations, global constant registrations and calls to originated contracts.
+ *
+ * An operation is a batch of contents from one source, applied in two stages:
+ * 1. **Precheck**, every content in order: its gas limit is taken from the block
+ *    (`gas_limit_too_high`, `gas_exhausted.block`), its storage limit bounded
+ *    (`storage_limit_too_high`), the source must be allocated (`implicit.empty_implicit_contract`),
+ *    the counter must be the stored one + 1 (`contract.counter_in_the_past` / `_in_the_future`), a
+ *    reveal reveals the key here (`contract.previously_revealed_key`,
+ *    `contract.manager.inconsistent_hash`), scripts are deserialised
+ *    (`gas_exhausted.init_deserialize`), the counter is incremented and the fee spent from the
+ *    source into the block's fees. Then the signature is checked once, under the generic
+ *    watermark, with the key of the first reveal of the batch or the source's revealed key
+ *    (`operation.inconsistent_sources`, `contract.unrevealed_key`, `operation.missing_signature`,
+ *    `operation.invalid_signature`). Any precheck error makes the whole operation fail (refused in
+ *    the mempool, an invalid block) and leaves the state untouched.
+ * 2. **Application**, content by content with its own gas limit, each followed by the storage
+ *    burn (`storage_exhausted.operation`, `contract.cannot_pay_storage_fee`). A failing content is
+ *    `failed` with its errors, the later ones `skipped` (a skipped reveal shows as applied with no
+ *    gas, as in Octez), the earlier applied ones `backtracked` (applied reveals stay applied), and
+ *    the state goes back to what the precheck left: fees and counters stay.
+ *
+ * Each content's receipt carries the fee moves `[source −fee, fees(baker, cycle) +fee]`, its
+ * result and no internal operation results (no scripts run yet).
+ * @module
+ */
+import { B58, b58decode } from "../../../encoding/base58.ts";
+import { encodeBinary } from "../../../encoding/codec.ts";
+import { string } from "../../../encoding/bytes.ts";
+import { contractId } from "../../../encoding/hangzhou/basic.ts";
+import {
+  decodeInjectedOperation,
+  type ManagerOperation,
+  type OperationContents,
+  type Reveal,
+  type Transaction,
+  unsignedOperation,
+} from "../../../encoding/hangzhou/operation.ts";
+import { expression } from "../../../encoding/hangzhou/script.ts";
+import { type BalanceUpdate, cleanupBalanceUpdates } from "../../../encoding/hangzhou/receipts/balance-updates.ts";
+import type { ContentsResult } from "../../../encoding/hangzhou/receipts/contents-results.ts";
+import {
+  type AnyManagerOperationResult,
+  consumedGas,
+  type GasConsumption,
+  type ManagerKind,
+  type TransactionSuccess,
+} from "../../../encoding/hangzhou/receipts/operation-results.ts";
+import { signatureBytes } from "../../../encoding/keys.ts";
+import type { Micheline } from "../../../encoding/micheline.ts";
+import { obj, req } from "../../../encoding/object.ts";
+import { parsePublicKey, publicKeyEquals, type PublicKey } from "../../../crypto/keys.ts";
+import { verify } from "../../../crypto/sign.ts";
+import { genericWatermark } from "../../../crypto/watermark.ts";
+import { type ErrorDefinition, failure, TezosError } from "../../../errors/mod.ts";
+import type { ShellOperation } from "../../../shell/protocol.ts";
+import { protoError } from "../proto-error.ts";
+import {
+  allocated,
+  checkCounterIncrement,
+  credit,
+  findManagerKey,
+  getManagerKey,
+  incrementCounter,
+  mustBeAllocated,
+  revealManagerKey,
+  spend,
+} from "../storage/contract.ts";
+import { setDelegate } from "../storage/delegation.ts";
+import { isImplicit } from "../storage/layout.ts";
+import { operationQuotaExceeded, type ProtoContext } from "../storage/proto-context.ts";
+import { tezMul } from "../storage/tez.ts";
+import { invalidSignature, missingSignature } from "./errors.ts";
+import { deserializationCost, IMPLICIT_SCRIPT_LOOKUP_COST, MANAGER_OPERATION_COST, REVEAL_COST } from "./gas.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** `storage_limit_too_high` (permanent): a storage limit outside [0, hard_storage_limit_per_operation]. */
+export const storageLimitTooHigh: ErrorDefinition = protoError({
+  id: "storage_limit_too_high",
+  kind: "permanent",
+  title: "Storage limit out of protocol hard bounds",
+  description: "A transaction tried to exceed the hard limit on storage",
+});
+
+/** `storage_exhausted.operation` (temporary): a content used more storage than its limit. */
+export const storageExhausted: ErrorDefinition = protoError({
+  id: "storage_exhausted.operation",
+  kind: "temporary",
+  title: "Storage quota exceeded for the operation",
+  description: "A script or one of its callee wrote more bytes than the operation said it would",
+});
+
+/** `contract.cannot_pay_storage_fee` (temporary): the payer cannot pay the storage burn. */
+export const cannotPayStorageFee: ErrorDefinition = protoError({
+  id: "contract.cannot_pay_storage_fee",
+  kind: "temporary",
+  title: "Cannot pay storage fee",
+  description: "The storage fee is higher than the contract balance",
+});
+
+/** `operation.inconsistent_sources` (permanent): a batch whose contents have different sources. */
+export const inconsistentSources: ErrorDefinition = protoError({
+  id: "operation.inconsistent_sources",
+  kind: "permanent",
+  title: "Inconsistent sources in operation pack",
+  description: "The operation pack includes operations from different sources.",
+});
+
+/** `gas_exhausted.init_deserialize` (permanent): the gas limit does not cover deserialising the content's scripts. */
+export const gasQuotaExceededInitDeserialize: ErrorDefinition = protoError({
+  id: "gas_exhausted.init_deserialize",
+  kind: "permanent",
+  title: "Not enough gas for initial deserialization of script expressions",
+  description:
+    "Gas limit was not high enough to deserialize the transaction parameters or origination script code or initial storage, making the operation impossible to parse within the provided gas bounds.",
+});
+
+/** `michelson_v1.no_such_entrypoint` {entrypoint} (permanent): an entrypoint other than `default` to an implicit account. */
+export const noSuchEntrypoint: ErrorDefinition<{ entrypoint: string }> = protoError({
+  id: "michelson_v1.no_such_entrypoint",
+  kind: "permanent",
+  title: "No such entrypoint (type error)",
+  description: "An entrypoint was not found when calling a contract.",
+  fields: obj(req("entrypoint", string)),
+});
+
+/** `michelson_v1.bad_contract_parameter` {contract} (permanent): a parameter other than `Unit` to an implicit account. */
+export const badContractParameter: ErrorDefinition<{ contract: string }> = protoError({
+  id: "michelson_v1.bad_contract_parameter",
+  kind: "permanent",
+  title: "Contract supplied an invalid parameter",
+  description:
+    "Either no parameter was supplied to a contract with a non-unit parameter type, a non-unit parameter was passed to an account, or a parameter was supplied of the wrong type",
+  fields: obj(req("contract", contractId)),
+});
+
+/**
+ * The error of what needs the Michelson interpreter, which this node does not have yet: calls to
+ * originated contracts, originations and global constants. The one place to replace when it lands.
+ */
+export function notSupportedYet(what: string): TezosError {
+  return failure.error({ msg: `${what} is not supported by this node yet (the Michelson interpreter is not implemented)` });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+/**
+ * Applies a manager operation (a batch of manager contents) to the block being applied or built
+ * on `pc`: precheck, signature, then the contents (see the module documentation). `op` is the
+ * operation as the shell has it: its branch and protocol bytes are what the signature covers
+ * when a client forged extra reveal bytes (Taquito 24+). `baker` is the block's baker (the zero
+ * key hash in the mempool), credited with the fees in the receipts.
+ *
+ * Resolves to one receipt per content, in order, as `operationMetadata` encodes them; rejects
+ * with the precheck or signature error, the state then as before the call.
+ */
+export async function applyManagerOperation(
+  pc: ProtoContext,
+  chainId: Uint8Array,
+  baker: string,
+  op: ShellOperation,
+  contents: readonly OperationContents[],
+  signature: string | undefined,
+): Promise<ContentsResult[]> {
+  if (!(chainId instanceof Uint8Array) || chainId.length !== 4) throw new RangeError("applyManagerOperation: chainId must be 4 bytes");
+  const batch = managerBatch(contents);
+  const signed = await verifyAhead(pc, op, batch, signature);
+  return pc.atomically(() => {
+    for (const c of batch) precheckManagerContent(pc, c);
+    checkManagerSignature(pc, batch, signature, signed);
+    return applyManagerContentsList(pc, baker, batch);
+  });
+}
+
+function managerBatch(contents: readonly OperationContents[]): ManagerOperation[] {
+  if (contents.length === 0) throw failure.error({ msg: "An operation without contents" });
+  for (const c of contents) {
+    if (!("fee" in c)) throw failure.error({ msg: `A manager operation batch with a ${c.kind} content` });
+  }
+  return contents as ManagerOperation[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Precheck
+
+/** `Fees.check_storage_limit`: `storage_limit_too_high` outside [0, hard_storage_limit_per_operation]. */
+function checkStorageLimit(pc: ProtoContext, limit: bigint): void {
+  if (limit < 0n || limit > pc.constants.hard_storage_limit_per_operation) throw storageLimitTooHigh.error();
+}
+
+/** `Script.force_decode_in_context` of expressions received as bytes, traced as Octez does in the precheck. */
+function forceDecode(pc: ProtoContext, exprs: readonly Micheline[]): void {
+  try {
+    for (const e of exprs) pc.consumeGas(deserializationCost(encodeBinary(expression, e).length));
+  } catch (e) {
+    if (e instanceof TezosError) throw e.withContext(gasQuotaExceededInitDeserialize.create());
+    throw e;
+  }
+}
+
+/** `precheck_manager_contents` of one content. */
+function precheckManagerContent(pc: ProtoContext, c: ManagerOperation): void {
+  pc.consumeGasLimitInBlock(c.gas_limit);
+  pc.setGasLimit(c.gas_limit);
+  checkStorageLimit(pc, c.storage_limit);
+  mustBeAllocated(pc, c.source);
+  checkCounterIncrement(pc, c.source, c.counter);
+  switch (c.kind) {
+    case "reveal":
+      revealManagerKey(pc, c.source, parsePublicKey(c.public_key));
+      break;
+    case "transaction":
+      if (c.parameters !== undefined) forceDecode(pc, [c.parameters.value]);
+      break;
+    case "origination":
+      forceDecode(pc, [c.script.code, c.script.storage]);
+      break;
+    case "register_global_constant":
+      forceDecode(pc, [c.value]);
+      break;
+    case "delegation":
+      break;
+  }
+  incrementCounter(pc, c.source);
+  spend(pc, c.source, c.fee);
+  pc.addFees(c.fee);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signature
+
+/** The batch's source and the key of its first reveal (`find_source`); `operation.inconsistent_sources`. */
+function findSource(batch: readonly ManagerOperation[]): { source: string; key: PublicKey | undefined } {
+  const source = batch[0]!.source;
+  let key: PublicKey | undefined;
+  for (const c of batch) {
+    if (c.source !== source) throw inconsistentSources.error();
+    if (key === undefined && c.kind === "reveal") key = parsePublicKey((c as Reveal).public_key);
+  }
+  return { source, key };
+}
+
+/**
+ * The bytes the signature covers: branch ‖ contents as Hangzhou encodes them, or as received
+ * when the client forged extra reveal bytes (the injected bytes minus the signature).
+ */
+export function signedOperationBytes(op: ShellOperation, contents: readonly OperationContents[]): Uint8Array {
+  const canonical = encodeBinary(unsignedOperation, { branch: op.branch, contents: [...contents] });
+  if (op.proto.length < 64) return canonical;
+  const branch = b58decode(B58.blockHash, op.branch);
+  const raw = new Uint8Array(32 + op.proto.length - 64);
+  raw.set(branch, 0);
+  raw.set(op.proto.subarray(0, op.proto.length - 64), 32);
+  if (raw.length === canonical.length) return canonical;
+  const full = new Uint8Array(32 + op.proto.length);
+  full.set(branch, 0);
+  full.set(op.proto, 32);
+  try {
+    return decodeInjectedOperation(full).extraRevealBytes > 0 ? raw : canonical;
+  } catch {
+    return canonical;
+  }
+}
+
+/** The signature checked ahead of the precheck (it is async, the precheck is not). */
+interface CheckedSignature {
+  readonly key: PublicKey;
+  readonly valid: boolean;
+}
+
+/**
+ * Verifies the signature with the key the batch will be checked with, as far as it can be known
+ * before the precheck: the first reveal's key, or the source's revealed key. The precheck cannot
+ * change that key (it only reveals the batch's own), so {@link checkManagerSignature} then only
+ * reads the answer, in Octez's order of errors.
+ */
+async function verifyAhead(
+  pc: ProtoContext,
+  op: ShellOperation,
+  batch: readonly ManagerOperation[],
+  signature: string | undefined,
+): Promise<CheckedSignature | undefined> {
+  if (signature === undefined) return undefined;
+  let key: PublicKey | undefined;
+  try {
+    const found = findSource(batch);
+    key = found.key ?? findManagerKey(pc, found.source);
+  } catch (e) {
+    if (e instanceof TezosError) return undefined; // raised again, in order, after the precheck
+    throw e;
+  }
+  if (key === undefined) return undefined;
+  const sig = signatureBytes(signature);
+  if (sig === undefined) return { key, valid: false };
+  return { key, valid: await verify(key, sig, signedOperationBytes(op, batch), genericWatermark()) };
+}
+
+/** `check_manager_signature`, after the precheck. */
+function checkManagerSignature(
+  pc: ProtoContext,
+  batch: readonly ManagerOperation[],
+  signature: string | undefined,
+  checked: CheckedSignature | undefined,
+): void {
+  const found = findSource(batch);
+  const key = found.key ?? getManagerKey(pc, found.source);
+  if (signature === undefined) throw missingSignature.error();
+  if (checked === undefined || !publicKeyEquals(checked.key, key)) {
+    throw failure.error({ msg: "Internal error: the manager key changed during the precheck" });
+  }
+  if (!checked.valid) throw invalidSignature.error();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Application
+
+/** Storage paid by the content being applied (Octez's `storage_space_to_pay` and allocated contracts count). */
+interface StorageAccount {
+  spaceToPay: bigint;
+  allocatedContracts: bigint;
+}
+
+/** What a content's application gives before its status is known. */
+type Success = GasConsumption & Record<string, unknown>;
+
+/** `Fees.origination_burn`: counts one allocation; the burn it implies (origination_size × cost_per_byte). */
+function originationBurn(pc: ProtoContext, storage: StorageAccount): bigint {
+  storage.allocatedContracts += 1n;
+  return tezMul(pc.constants.cost_per_byte, BigInt(pc.constants.origination_size));
+}
+
+/**
+ * `Fees.burn_storage_fees`: the bytes paid and the allocations must fit in the storage limit
+ * (`storage_exhausted.operation`); their cost is burnt from the payer
+ * (`contract.cannot_pay_storage_fee` over the spending error).
+ */
+function burnStorageFees(pc: ProtoContext, storageLimit: bigint, payer: string, storage: StorageAccount): void {
+  const consumed = storage.spaceToPay + storage.allocatedContracts * BigInt(pc.constants.origination_size);
+  if (storageLimit - consumed < 0n) throw storageExhausted.error();
+  const toBurn = tezMul(pc.constants.cost_per_byte, consumed);
+  if (toBurn === 0n) return;
+  try {
+    spend(pc, payer, toBurn);
+  } catch (e) {
+    if (e instanceof TezosError) throw e.withContext(cannotPayStorageFee.create());
+    throw e;
+  }
+}
+
+function debit(contract: string, amount: bigint): BalanceUpdate {
+  return { kind: "contract", contract, change: -amount, origin: "block" };
+}
+
+function creditUpdate(contract: string, amount: bigint): BalanceUpdate {
+  return { kind: "contract", contract, change: amount, origin: "block" };
+}
+
+function isUnit(v: Micheline): boolean {
+  if (Array.isArray(v)) return false;
+  const p = v as { prim?: string; args?: readonly unknown[] };
+  return p.prim === "Unit" && (p.args === undefined || p.args.length === 0);
+}
+
+/** A transaction's success fields (`Transaction_result`), without gas. */
+function applyTransaction(pc: ProtoContext, c: Transaction, storage: StorageAccount): Omit<TransactionSuccess, keyof GasConsumption> {
+  const { source, destination, amount } = c;
+  spend(pc, source, amount);
+  let allocatedDestination = false;
+  const burns: BalanceUpdate[] = [];
+  if (isImplicit(destination) && !allocated(pc, destination)) {
+    burns.push(debit(source, originationBurn(pc, storage)));
+    allocatedDestination = true;
+  }
+  credit(pc, destination, amount);
+  if (!isImplicit(destination)) throw notSupportedYet("Calling a smart contract");
+  pc.consumeGas(IMPLICIT_SCRIPT_LOOKUP_COST);
+  const entrypoint = c.parameters?.entrypoint ?? "default";
+  if (entrypoint !== "default") throw noSuchEntrypoint.error({ entrypoint });
+  if (c.parameters !== undefined && !isUnit(c.parameters.value)) throw badContractParameter.error({ contract: destination });
+  return {
+    balance_updates: [...cleanupBalanceUpdates([debit(source, amount), creditUpdate(destination, amount)]), ...burns],
+    originated_contracts: [],
+    storage_size: 0n,
+    paid_storage_size_diff: 0n,
+    allocated_destination_contract: allocatedDestination,
+  };
+}
+
+/** `apply_manager_operation_content` of a top-level content: its success fields, gas included. */
+function applyContent(pc: ProtoContext, c: ManagerOperation, storage: StorageAccount): Success {
+  const before = pc.remainingOperationGas;
+  pc.consumeGas(c.kind === "reveal" ? REVEAL_COST : MANAGER_OPERATION_COST);
+  let fields: Record<string, unknown> = {};
+  switch (c.kind) {
+    case "reveal":
+      break; // the key was revealed by the precheck
+    case "transaction":
+      fields = applyTransaction(pc, c, storage);
+      break;
+    case "delegation":
+      setDelegate(pc, c.source, c.delegate);
+      break;
+    case "origination":
+      throw notSupportedYet("Originating a contract");
+    case "register_global_constant":
+      throw notSupportedYet("Registering a global constant");
+  }
+  return { ...fields, ...consumedGas(before - pc.remainingOperationGas) };
+}
+
+/** `apply_manager_contents`: the content with its gas limit, then the storage burn. */
+function applyManagerContent(pc: ProtoContext, c: ManagerOperation): { ok: boolean; result: AnyManagerOperationResult } {
+  pc.setGasLimit(c.gas_limit);
+  const storage: StorageAccount = { spaceToPay: 0n, allocatedContracts: 0n };
+  let success: Success;
+  try {
+    success = applyContent(pc, c, storage);
+  } catch (e) {
+    if (!(e instanceof TezosError)) throw e;
+    return { ok: false, result: { status: "failed", errors: e.toJson() } };
+  }
+  try {
+    burnStorageFees(pc, c.storage_limit, c.source, storage);
+  } catch (e) {
+    if (!(e instanceof TezosError)) throw e;
+    return { ok: false, result: { status: "backtracked", errors: e.toJson(), ...success } as AnyManagerOperationResult };
+  }
+  return { ok: true, result: { status: "applied", ...success } as AnyManagerOperationResult };
+}
+
+/** `skipped_operation_result`: a reveal shows as applied with no gas, the others as skipped. */
+function skippedResult(c: ManagerOperation): AnyManagerOperationResult {
+  return c.kind === "reveal" ? { status: "applied", ...consumedGas(0n) } : { status: "skipped" };
+}
+
+/** `mark_backtracked`: applied results become backtracked, except reveals. */
+function markBacktracked(kind: ManagerKind, r: AnyManagerOperationResult): AnyManagerOperationResult {
+  if (r.status !== "applied" || kind === "reveal") return r;
+  const { status: _, ...fields } = r;
+  return { status: "backtracked", ...fields } as AnyManagerOperationResult;
+}
+
+const BACKTRACK: unique symbol = Symbol("backtrack");
+
+/**
+ * `apply_manager_contents_list`: applies the contents in order until one fails; on a failure the
+ * state goes back to the end of the precheck and the results are marked.
+ */
+function applyManagerContentsList(pc: ProtoContext, baker: string, batch: readonly ManagerOperation[]): ContentsResult[] {
+  const cycle = pc.level.cycle;
+  const results: AnyManagerOperationResult[] = [];
+  let failed = false;
+  try {
+    pc.atomically(() => {
+      for (const c of batch) {
+        if (failed) {
+          results.push(skippedResult(c));
+          continue;
+        }
+        const { ok, result } = applyManagerContent(pc, c);
+        results.push(result);
+        if (!ok) failed = true;
+      }
+      if (failed) throw BACKTRACK;
+    });
+  } catch (e) {
+    if (e !== BACKTRACK) throw e;
+  }
+  return batch.map((c, i) => {
+    const result = failed ? markBacktracked(c.kind, results[i]!) : results[i]!;
+    return {
+      kind: c.kind,
+      balance_updates: cleanupBalanceUpdates([
+        debit(c.source, c.fee),
+        { kind: "freezer", category: "fees", delegate: baker, cycle, change: c.fee, origin: "block" },
+      ]),
+      operation_result: result,
+      internal_operation_results: [],
+    } as ContentsResult;
+  });
+}
