@@ -1,5 +1,7 @@
 /**
- * Requests per second for `GET /chains/main/blocks/genesis/header`:
+ * Requests per second for `GET /chains/main/blocks/genesis/header` and
+ * `GET /chains/main/blocks/head/header` (the head of a node that baked a few blocks, so the path
+ * goes through the `head` alias and the head's protocol, Hangzhou):
  *  (a) in process: `node.fetch(new Request(...))` in a loop, beside a bare handler that returns
  *      the same bytes;
  *  (b) over HTTP on loopback, through this runtime's adapter, beside the same bare handler on
@@ -8,7 +10,8 @@
  * Each figure is the best of two measurements taken alternately, after a warm-up.
  * The ratios say what the node costs over the bare minimum of its runtime.
  *
- * Run alone: `npx tsx bench/http.ts`, or with everything: `npm run bench`.
+ * Run alone: `npx tsx bench/http.ts [path…]` (default: both paths), or with everything:
+ * `npm run bench`.
  * @module
  */
 import process from "node:process";
@@ -28,41 +31,49 @@ export interface HttpBenchOptions {
   readonly connections?: number;
   /** Measurements of each handler, alternating node and bare; the best counts (default 2). */
   readonly rounds?: number;
+  /** Paths to measure (default {@link HTTP_BENCH_PATHS}). */
+  readonly paths?: readonly string[];
 }
 
 /** One row of the result table. */
 export interface HttpBenchRow {
+  /** The request's path. */
+  readonly path: string;
+  /** How it was measured. */
   readonly name: string;
   readonly node: number;
   readonly bare: number;
 }
 
-const PATH = "/chains/main/blocks/genesis/header";
+/** The paths measured by default, each in process and over HTTP. */
+export const HTTP_BENCH_PATHS: readonly string[] = ["/chains/main/blocks/genesis/header", "/chains/main/blocks/head/header"];
 
 /** Runs the bench, prints its table, and returns its rows (requests per second). */
 export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBenchRow[]> {
-  const { inProcessSeconds = 2, httpSeconds = 4, connections = 50, rounds = 2 } = options;
-  const node = await createNode({});
+  const { inProcessSeconds = 2, httpSeconds = 4, connections = 50, rounds = 2, paths = HTTP_BENCH_PATHS } = options;
+  const node = await createNode({ bake: { mode: "manual" } }); // activated, baked to level 3
   try {
-    const first = await node.fetch(new Request(`http://localhost${PATH}`));
-    if (first.status !== 200) throw new Error(`GET ${PATH} answered ${first.status}`);
-    const bytes = new Uint8Array(await first.arrayBuffer());
-    const contentType = first.headers.get("content-type") ?? "application/json";
-    const bare: FetchHandler = () => new Response(bytes, { headers: { "content-type": contentType } });
-    const nodeHandler: FetchHandler = (request) => node.fetch(request);
-    console.log(`GET ${PATH}: ${bytes.length} bytes, ${contentType}`);
-
     const serve = await currentServe();
-    const rows: HttpBenchRow[] = [
-      {
+    const nodeHandler: FetchHandler = (request) => node.fetch(request);
+    const rows: HttpBenchRow[] = [];
+    for (const path of paths) {
+      const first = await node.fetch(new Request(`http://localhost${path}`));
+      if (first.status !== 200) throw new Error(`GET ${path} answered ${first.status}`);
+      const bytes = new Uint8Array(await first.arrayBuffer());
+      const contentType = first.headers.get("content-type") ?? "application/json";
+      const bare: FetchHandler = () => new Response(bytes, { headers: { "content-type": contentType } });
+      console.log(`GET ${path}: ${bytes.length} bytes, ${contentType}`);
+      rows.push({
+        path,
         name: "in process (fetch in a loop)",
-        ...(await bestOf(rounds, (handler) => loop(handler, inProcessSeconds), nodeHandler, bare)),
-      },
-      {
+        ...(await bestOf(rounds, (handler) => loop(handler, path, inProcessSeconds), nodeHandler, bare)),
+      });
+      rows.push({
+        path,
         name: `over HTTP (${runtimeName()} adapter, ${connections} connections)`,
-        ...(await bestOf(rounds, (handler) => overHttp(serve, handler, httpSeconds, connections), nodeHandler, bare)),
-      },
-    ];
+        ...(await bestOf(rounds, (handler) => overHttp(serve, handler, path, httpSeconds, connections), nodeHandler, bare)),
+      });
+    }
     printTable(rows);
     return rows;
   } finally {
@@ -89,8 +100,8 @@ async function bestOf(
 }
 
 /** Calls `handler` one request after the other for `seconds`, reading each body whole. */
-async function loop(handler: FetchHandler, seconds: number): Promise<number> {
-  const url = `http://localhost${PATH}`;
+async function loop(handler: FetchHandler, path: string, seconds: number): Promise<number> {
+  const url = `http://localhost${path}`;
   const once = async () => {
     const res = await handler(new Request(url));
     await res.arrayBuffer();
@@ -110,12 +121,13 @@ async function loop(handler: FetchHandler, seconds: number): Promise<number> {
 async function overHttp(
   serve: Awaited<ReturnType<typeof currentServe>>,
   handler: FetchHandler,
+  path: string,
   seconds: number,
   connections: number,
 ): Promise<number> {
   const server = await serve(handler, { hostname: "127.0.0.1", port: 0 });
   try {
-    const url = `${server.url}${PATH}`;
+    const url = `${server.url}${path}`;
     await autocannon({ url, connections, duration: 1, workers: 1 }); // warm-up
     const result = await autocannon({ url, connections, duration: seconds, workers: 1 });
     if (result.errors > 0 || result.non2xx > 0) {
@@ -130,12 +142,17 @@ async function overHttp(
 function printTable(rows: readonly HttpBenchRow[]): void {
   const width = Math.max(...rows.map((r) => r.name.length));
   const number = (n: number) => Math.round(n).toLocaleString("en-US").padStart(12);
-  console.log(`${"".padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}`);
+  let path: string | undefined;
   for (const row of rows) {
+    if (row.path !== path) {
+      path = row.path;
+      console.log(`${`GET ${path}`.padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}`);
+    }
     console.log(`${row.name.padEnd(width)}  ${number(row.node)}  ${number(row.bare)}  ${(row.node / row.bare).toFixed(2).padStart(9)}`);
   }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchHttp();
+  const paths = process.argv.slice(2);
+  await benchHttp(paths.length === 0 ? {} : { paths });
 }

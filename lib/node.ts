@@ -4,7 +4,7 @@
  */
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
-import { bootstrapSecretKeys, createBaker } from "./baker/mod.ts";
+import { type Baker, bootstrapSecretKeys, createBaker, keyRing } from "./baker/mod.ts";
 import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
@@ -16,6 +16,11 @@ import { BlockValidator } from "./shell/validator.ts";
 import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
 import { createRpcHandler } from "./rpc/handler.ts";
 import { nodeDirectory } from "./rpc/services/mod.ts";
+import { operationInjectionServices } from "./rpc/services/injection.ts";
+import { mempoolServices } from "./rpc/services/mempool.ts";
+import { hangzhouMempoolPlugin } from "./shell/mempool-hangzhou.ts";
+import type { MempoolPlugin } from "./shell/mempool-plugin.ts";
+import { Prevalidator } from "./shell/prevalidator.ts";
 import { Chain } from "./shell/chain.ts";
 import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
 import { ProtocolRegistry } from "./shell/protocols.ts";
@@ -89,9 +94,35 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       timestamp: Math.max(Math.floor(now() / 1000), chain.genesis.header.timestamp + 1),
     });
   }
-  const baker = createBaker({ chain, validator, keys: bootstrapSecretKeys(), now, mode: options.bake ?? { mode: "auto" } });
+  // The mempool: each applied operation asks the baker for a block (auto mode); the baker takes
+  // the applied operations but the endorsements of its own delegates, which it makes itself.
+  const plugins = new Map<string, MempoolPlugin>([[hangzhouMempoolPlugin.protocol, hangzhouMempoolPlugin]]);
+  let baker: Baker | undefined;
+  const prevalidator = new Prevalidator({
+    chain,
+    validator,
+    protocols: (h) => embedded.get(h),
+    plugins: (h) => plugins.get(h),
+    now,
+    onApplied: () => baker?.notify(),
+  });
+  await prevalidator.start();
+  const keys = bootstrapSecretKeys();
+  const ownEndorsers = new Set(keyRing(keys).keys());
+  baker = createBaker({
+    chain,
+    validator,
+    keys,
+    now,
+    mode: options.bake ?? { mode: "auto" },
+    pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
+  });
   await baker.start();
-  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc, baker }), {
+  const shell = { chain, protocols, genesis, validator, blockRpc, baker };
+  const directory = nodeDirectory(shell)
+    .merge(operationInjectionServices(shell, prevalidator))
+    .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
+  const handler = createRpcHandler(directory, {
     cors: options.cors,
     aliases: EARLY_LAYOUT_ALIASES,
   });
@@ -101,7 +132,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     async close() {
       if (closed) return;
       closed = true;
-      await baker.stop();
+      await baker?.stop();
+      await prevalidator.stop();
       chain.close();
       protocols.added.close();
       await kv.close();

@@ -1,5 +1,7 @@
 /**
  * `POST /injection/block`: a block given as header bytes and operations, validated and stored.
+ * `POST /injection/operation` and `POST /private/injection/operation`: an operation given as the
+ * hex of its bytes, handed to the prevalidator (Octez `injection_directory.ml`).
  * @module
  */
 import { bytes } from "../../encoding/bytes.ts";
@@ -13,6 +15,11 @@ import { chainArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { flag, optional, query } from "../query.ts";
 import { service } from "../service.ts";
+import { operationHash } from "../../encoding/hashes.ts";
+import { failWith } from "../../shell/mempool-errors.ts";
+import { hashOperation } from "../../shell/operations.ts";
+import type { Prevalidator } from "../../shell/prevalidator.ts";
+import { B58, b58encode } from "../../encoding/base58.ts";
 import { chainOf, type ShellView } from "./context.ts";
 
 /** Registers the injection services. */
@@ -35,5 +42,38 @@ export function injectionServices(shell: ShellView): Directory<void> {
         return shell.validator.hashOf(body.data);
       },
     }),
+  );
+}
+
+const OPERATION_DESCRIPTION =
+  "Inject an operation in node and broadcast it. Returns the ID of the operation. The `signedOperationContents` should be constructed using a contextual RPCs from the latest block and signed by the client. By default, the RPC will wait for the operation to be (pre-)validated before answering. See RPCs under /blocks/prevalidation for more details on the prevalidation context. If ?async is true, the function returns immediately. Otherwise, the operation will be validated before the result is returned. An optional ?chain parameter can be used to specify whether to inject on the test chain or the main chain.";
+
+/**
+ * Registers `POST /injection/operation` and `POST /private/injection/operation` (the latter
+ * forces: the operation is classified whatever the outcome, as Octez's private injection).
+ * Answers the operation's hash once it is applied, or Octez's `failure` (500) when it cannot be
+ * parsed, names an unknown or too old branch, or is not applied; with `?async`, the hash at once.
+ */
+export function operationInjectionServices(shell: ShellView, prevalidator: Prevalidator): Directory<void> {
+  const inject = (force: boolean) =>
+    async ({ query: q, body }: { query: { async: boolean; chain: Parameters<typeof chainOf>[1] | undefined }; body: Uint8Array }) => {
+      if (q.chain !== undefined) chainOf(shell, q.chain);
+      const hash = hashOperation(body);
+      const done = (async () => {
+        if (body.length < 32) throw failWith("Can't parse the operation");
+        if (q.chain === undefined && !force) {
+          const branch = b58encode(B58.blockHash, body.subarray(0, 32));
+          if (shell.chain.block(branch) === undefined) throw failWith(`Unknown branch (${branch.slice(0, 12)}), cannot inject the operation.`);
+        }
+        return prevalidator.inject(body, { force });
+      })();
+      if (!q.async) return await done;
+      done.catch(() => {}); // the outcome shows in the mempool
+      return hash;
+    };
+  const spec = { description: OPERATION_DESCRIPTION, query: query({ async: flag(), chain: optional(chainArg) }), input: bytes, output: operationHash };
+  return new Directory().register(
+    service({ method: "POST", path: ["injection", "operation"], ...spec, handler: inject(false) }),
+    service({ method: "POST", path: ["private", "injection", "operation"], ...spec, handler: inject(true) }),
   );
 }

@@ -9,11 +9,12 @@ import { chainServices } from "./chains.ts";
 import type { ShellView } from "./context.ts";
 import { injectionServices } from "./injection.ts";
 import { nodeServices } from "./node.ts";
+import { protocolServices } from "./protocols.ts";
 
 export type { ShellView } from "./context.ts";
 
 /** Every service of the node over `shell`. */
 export function nodeDirectory(shell: ShellView): Directory<void> {
-  const dir = new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell));
+  const dir = new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell)).merge(protocolServices(shell));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }

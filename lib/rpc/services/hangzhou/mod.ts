@@ -28,6 +28,7 @@ import { hangzhouOperationRpc } from "./block.ts";
 import { constantsServices } from "./constants.ts";
 import { contractsServices } from "./contracts.ts";
 import { delegatesServices } from "./delegates.ts";
+import { hangzhouHelperServices } from "./helpers.ts";
 import { nonceServices } from "./nonces.ts";
 import { rawJsonServices } from "./raw.ts";
 import { rightsServices } from "./rights.ts";
@@ -61,6 +62,7 @@ export function hangzhouServices(now: () => number): Directory<BlockCtx> {
     .merge(rawJsonServices())
     .merge(rightsServices())
     .merge(votesServices())
+    .merge(hangzhouHelperServices())
     .register(
       preapplyBlockService(
         {

@@ -1,0 +1,624 @@
+/**
+ * The prevalidator of the main chain (Octez `prevalidator.ml`): keeps a validation state on the
+ * head (a block under construction without protocol data, Octez's partial construction) and
+ * classifies each operation it is given:
+ *
+ * - `applied`: the protocol applied it on the current state, which then includes it;
+ * - `refused` (a permanent error), `branch_refused` (a branch error), `branch_delayed` (a
+ *   temporary error), `outdated` (the filter found it too old): kept with their errors;
+ * - `unprocessed`: waiting to be classified.
+ *
+ * Injection follows Octez's `on_inject`: an operation already known (classified, pending, banned,
+ * or included in a live block) is answered with its hash and changes nothing; an unparsable one,
+ * one branched on a block that is not live, and one the protocol does not apply are answered with
+ * a `failure` and change nothing either. A forced (private) injection skips the branch check and
+ * classifies the operation whatever the outcome.
+ *
+ * On each new head the validation state moves to it (Octez `on_flush`): operations included in the
+ * new branch leave the mempool, those of blocks that left the main branch come back, those whose
+ * branch is no longer live are dropped, applied and branch delayed ones (and branch refused ones
+ * after a branch switch) go through the pre-filter and are classified again, in arrival order;
+ * refused and outdated ones stay (at most `maxRefusedOperations` per class). Every monitor stream
+ * ends then, as Octez's do (clients reconnect and get the new mempool).
+ *
+ * All requests (injections, heads, bans) run one at a time, as in Octez's worker.
+ *
+ * @example
+ * ```ts
+ * const pv = new Prevalidator({ chain, validator, protocols, plugins: (h) => plugins.get(h) });
+ * await pv.start();
+ * const hash = await pv.inject(bytes); // throws a TezosError when not applied
+ * pv.view().applied; // [{ op, receipt }]
+ * await pv.stop();
+ * ```
+ * @module
+ */
+import type { Block, Chain } from "./chain.ts";
+import { DecodeError } from "../encoding/codec.ts";
+import type { TraceItem } from "../errors/registry.ts";
+import { traceOf } from "../errors/core.ts";
+import { B58, b58decode } from "../encoding/base58.ts";
+import { type AppliedEntry, type ErrorEntry, MempoolClasses, type MempoolOperation } from "./mempool-classification.ts";
+import { classOfTrace, endorsementBranchNotLive, failWith, oversizedOperation, parseError, printTrace } from "./mempool-errors.ts";
+import type { Classification, ErrorClass, MempoolPlugin, PluginLookup, Priority } from "./mempool-plugin.ts";
+import { shellOperation } from "./operations.ts";
+import type { Protocol, ValidationState } from "./protocol.ts";
+import type { BlockValidator, ProtocolLookup } from "./validator.ts";
+import { Watcher } from "./watcher.ts";
+import { checkout } from "../store/context/mod.ts";
+
+/** Octez's default `max_refused_operations`. */
+export const DEFAULT_MAX_REFUSED_OPERATIONS = 1000;
+
+/** Options of the {@link Prevalidator}. */
+export interface PrevalidatorOptions {
+  readonly chain: Chain;
+  /** For the live blocks and live operations of a head. */
+  readonly validator: Pick<BlockValidator, "liveBlocks" | "liveOperations">;
+  /** The protocol implementations, by hash. */
+  readonly protocols: ProtocolLookup;
+  /** The mempool plugins, by protocol hash. */
+  readonly plugins: PluginLookup;
+  /** Wall clock in milliseconds (`Date.now` by default): the timestamp of the block under construction. */
+  readonly now?: () => number;
+  /** Size of each error class (Octez's `max_refused_operations`, 1000 by default). */
+  readonly maxRefusedOperations?: number;
+  /** Called each time an operation is classified as applied (the sandbox baker bakes on it). */
+  readonly onApplied?: (op: MempoolOperation) => void;
+}
+
+/** One classification, as the monitor streams it. */
+export interface MempoolEvent {
+  readonly classification: Classification;
+  readonly op: MempoolOperation;
+  /** The errors, for every class but `applied`. */
+  readonly trace?: readonly TraceItem[];
+}
+
+/** Which classes a monitor follows (the query of `monitor_operations`). */
+export interface MonitorFilter {
+  readonly applied: boolean;
+  readonly refused: boolean;
+  readonly outdated: boolean;
+  readonly branch_refused: boolean;
+  readonly branch_delayed: boolean;
+}
+
+/** The mempool's content at one moment (what `pending_operations` shows). */
+export interface MempoolView {
+  /** The protocol of the operations (the head's next protocol). */
+  readonly protocol: string;
+  /** Applied operations, in the order they were applied. */
+  readonly applied: readonly AppliedEntry[];
+  /** Error classes, each sorted by operation hash (Octez's maps). */
+  readonly refused: readonly ErrorEntry[];
+  readonly outdated: readonly ErrorEntry[];
+  readonly branch_refused: readonly ErrorEntry[];
+  readonly branch_delayed: readonly ErrorEntry[];
+  /** Pending operations, sorted by hash. */
+  readonly unprocessed: readonly MempoolOperation[];
+}
+
+/** Options of {@link Prevalidator.pending}. */
+export interface PendingOptions {
+  /** Delegates whose endorsements the caller makes itself (they are left out). */
+  readonly excludeEndorsers?: ReadonlySet<string>;
+}
+
+interface Pending {
+  readonly op: MempoolOperation;
+  readonly priority: Priority;
+}
+
+/** The validation state on one head, with the protocol and plugin of its next block. */
+interface HeadState {
+  readonly head: Block;
+  readonly timestamp: number;
+  readonly liveBlocks: Set<string>;
+  readonly liveOperations: Set<string>;
+  readonly protocol: Protocol | undefined;
+  readonly plugin: MempoolPlugin | undefined;
+  vs: ValidationState | undefined;
+  /** A failed application may have left changes in `vs`: rebuild it before the next one. */
+  dirty: boolean;
+}
+
+const PRIORITY_RANK: Record<Priority, number> = { high: 0, medium: 1, low: 2 };
+
+const compareHash = (a: { hash: string }, b: { hash: string }) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0);
+
+/** The main chain's prevalidator (see the module documentation). */
+export class Prevalidator {
+  private readonly chain: Chain;
+  private readonly validator: PrevalidatorOptions["validator"];
+  private readonly protocols: ProtocolLookup;
+  private readonly plugins: PluginLookup;
+  private readonly now: () => number;
+  private readonly onApplied: ((op: MempoolOperation) => void) | undefined;
+  private readonly classes: MempoolClasses;
+  private readonly pendingOps = new Map<string, Pending>();
+  private readonly banned = new Set<string>();
+  private stream = new Watcher<MempoolEvent>();
+  private state: HeadState | undefined;
+  private config: unknown;
+  private configPlugin: MempoolPlugin | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private heads: AsyncIterableIterator<Block> | undefined;
+  private following: Promise<void> | undefined;
+  private seq = 0;
+  private stopped = false;
+
+  constructor(options: PrevalidatorOptions) {
+    if (options === null || typeof options !== "object") throw new TypeError("Prevalidator: options must be an object");
+    if (options.chain === undefined || options.validator === undefined) throw new TypeError("Prevalidator: chain and validator are required");
+    if (typeof options.protocols !== "function" || typeof options.plugins !== "function") {
+      throw new TypeError("Prevalidator: protocols and plugins must be lookup functions");
+    }
+    const limit = options.maxRefusedOperations ?? DEFAULT_MAX_REFUSED_OPERATIONS;
+    if (!Number.isInteger(limit) || limit <= 0) throw new RangeError(`Prevalidator: maxRefusedOperations must be a positive integer, got ${limit}`);
+    this.chain = options.chain;
+    this.validator = options.validator;
+    this.protocols = options.protocols;
+    this.plugins = options.plugins;
+    this.now = options.now ?? Date.now;
+    this.onApplied = options.onApplied;
+    this.classes = new MempoolClasses(limit);
+  }
+
+  /** Builds the validation state on the current head and follows the chain's heads. */
+  async start(): Promise<void> {
+    if (this.heads !== undefined) return;
+    this.stopped = false;
+    this.heads = this.chain.heads.subscribe();
+    await this.run(() => this.setHead(this.chain.head));
+    this.following = this.follow(this.heads);
+  }
+
+  /** Stops following heads, waits for the request in progress, and ends the monitor streams. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.heads?.return?.();
+    this.heads = undefined;
+    await this.following;
+    await this.queue.catch(() => {});
+    this.stream.close();
+  }
+
+  private async follow(heads: AsyncIterableIterator<Block>): Promise<void> {
+    for await (const _ of heads) {
+      if (this.stopped) break;
+      await this.run(async () => {
+        if (this.state?.head.hash !== this.chain.head.hash) await this.flush(this.chain.head, true);
+      }).catch(() => {});
+    }
+  }
+
+  /** Runs `job` after every earlier request; a failure does not block later ones. */
+  private run<T>(job: () => Promise<T>): Promise<T> {
+    const p = this.queue.then(job);
+    this.queue = p.catch(() => {});
+    return p;
+  }
+
+  /** The head the validation state is built on. */
+  get head(): Block | undefined {
+    return this.state?.head;
+  }
+
+  /** The plugin of the head's next protocol, if the node has one. */
+  get plugin(): MempoolPlugin | undefined {
+    return this.state?.plugin;
+  }
+
+  // ---- injection -------------------------------------------------------------------------
+
+  /**
+   * Injects an operation (its bytes: branch then protocol data) and resolves to its hash once it
+   * is applied. Throws a TezosError (a `failure`, as Octez) when it cannot be parsed, is
+   * branched on a block that is not live, or is not applied; the mempool is unchanged then.
+   * With `force` (Octez's private injection), it is classified whatever the outcome.
+   */
+  inject(bytes: Uint8Array, options: { force?: boolean } = {}): Promise<string> {
+    if (!(bytes instanceof Uint8Array)) return Promise.reject(new TypeError("inject: bytes must be a Uint8Array"));
+    let shell: ReturnType<typeof shellOperation>;
+    try {
+      shell = shellOperation(bytes);
+    } catch {
+      return Promise.reject(failWith("Can't parse the operation"));
+    }
+    const copy = bytes.slice();
+    return this.run(async () => {
+      await this.onInject(copy, { ...shell, proto: copy.subarray(32) }, options.force === true);
+      await this.processPending();
+      return shell.hash;
+    });
+  }
+
+  private alreadyHandled(hash: string): boolean {
+    const s = this.state;
+    return (
+      this.banned.has(hash) ||
+      this.pendingOps.has(hash) ||
+      (s !== undefined && s.liveOperations.has(hash)) ||
+      this.classes.classOf(hash) !== undefined
+    );
+  }
+
+  private parse(bytes: Uint8Array, shell: MempoolOperation["shell"]): MempoolOperation {
+    const s = this.state;
+    const max = s?.protocol?.maxOperationDataLength;
+    if (max !== undefined && bytes.length > max) throw oversizedOperation.error({ size: bytes.length, max_size: max });
+    if (s?.plugin === undefined) throw parseError.error(undefined);
+    let parsed;
+    try {
+      parsed = s.plugin.parse(bytes, shell);
+    } catch {
+      throw parseError.error(undefined);
+    }
+    return { hash: shell.hash, bytes, shell, data: parsed.data, size: parsed.size, seq: this.seq++ };
+  }
+
+  private async onInject(bytes: Uint8Array, shell: MempoolOperation["shell"], force: boolean): Promise<void> {
+    if (this.alreadyHandled(shell.hash)) return;
+    let op: MempoolOperation;
+    try {
+      op = this.parse(bytes, shell);
+    } catch (e) {
+      throw failWith(`Invalid operation ${shell.hash}: ${printTrace(traceOf(e))}.`);
+    }
+    if (force) {
+      this.pendingOps.set(op.hash, { op, priority: "high" });
+      return;
+    }
+    const s = this.state!;
+    if (!s.liveBlocks.has(shell.branch)) {
+      throw failWith(`Operation ${shell.hash} is branched on a block ${shell.branch} which is too old`);
+    }
+    const outcome = await this.classify(op);
+    if (outcome.classification !== "applied") {
+      throw failWith(`Error while applying operation ${op.hash}:\n${printTrace(outcome.trace ?? [])}`);
+    }
+    this.record(outcome);
+  }
+
+  // ---- classification --------------------------------------------------------------------
+
+  /** Applies `op` on the validation state (advancing it only when applied and post-filtered). */
+  private async classify(op: MempoolOperation): Promise<MempoolEvent & { receipt?: Uint8Array }> {
+    const s = this.state!;
+    if (s.liveOperations.has(op.hash)) return { classification: "outdated", op, trace: [endorsementBranchNotLive.create(undefined)] };
+    if (s.vs === undefined || s.plugin === undefined) return { classification: "branch_delayed", op, trace: traceOf(new Error("No validation state")) };
+    if (s.dirty) await this.rebuild(s);
+    let receipt: Uint8Array;
+    try {
+      receipt = await s.vs!.applyOperation(op.shell);
+    } catch (e) {
+      s.dirty = true;
+      if (e instanceof DecodeError) return { classification: "refused", op, trace: [parseError.create(undefined)] };
+      const trace = traceOf(e);
+      return { classification: classOfTrace(trace), op, trace };
+    }
+    const post = s.plugin.postFilter(this.config, op.data, receipt);
+    if (!post.passed) {
+      s.dirty = true;
+      return { classification: "refused", op, trace: post.trace };
+    }
+    return { classification: "applied", op, receipt };
+  }
+
+  /** Adds a classified operation to its class and tells the monitors (and the baker). */
+  private record(e: MempoolEvent & { receipt?: Uint8Array }): void {
+    if (e.classification === "applied") this.classes.addApplied(e.op, e.receipt!);
+    else this.classes.addError(e.classification, e.op, e.trace ?? []);
+    this.stream.notify(e.classification === "applied" ? { classification: "applied", op: e.op } : { classification: e.classification, op: e.op, trace: e.trace ?? [] });
+    if (e.classification === "applied") this.onApplied?.(e.op);
+  }
+
+  /** Classifies every pending operation, by priority then arrival. */
+  private async processPending(): Promise<void> {
+    if (this.pendingOps.size === 0) return;
+    const todo = [...this.pendingOps.values()].sort(
+      (a, b) => PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || a.op.seq - b.op.seq,
+    );
+    for (const { op } of todo) {
+      if (!this.pendingOps.delete(op.hash)) continue;
+      this.record(await this.classify(op));
+    }
+  }
+
+  /**
+   * Rebuilds the validation state from the head and the applied operations, after a failed
+   * application (the protocol may have written before failing). An applied operation that no
+   * longer applies is classified with its new errors.
+   */
+  private async rebuild(s: HeadState): Promise<void> {
+    const replay = [...this.classes.applied];
+    for (const e of replay) this.classes.remove(e.op.hash);
+    s.vs = await this.begin(s);
+    s.dirty = false;
+    for (const { op } of replay) {
+      try {
+        this.classes.addApplied(op, await s.vs!.applyOperation(op.shell));
+      } catch (e) {
+        s.vs = await this.begin(s);
+        for (const done of this.classes.applied) await s.vs!.applyOperation(done.op.shell);
+        const trace = traceOf(e);
+        this.record({ classification: classOfTrace(trace), op, trace });
+      }
+    }
+  }
+
+  private async begin(s: HeadState): Promise<ValidationState | undefined> {
+    if (s.protocol === undefined) return undefined;
+    const context = checkout(this.chain.store.kv, b58decode(B58.contextHash, s.head.header.context));
+    if (context === undefined) return undefined;
+    return s.protocol.beginConstruction({
+      chainId: b58decode(B58.chainId, this.chain.chainId),
+      predecessor: { hash: s.head.hash, header: s.head.header, context },
+      timestamp: s.timestamp,
+    });
+  }
+
+  // ---- heads -----------------------------------------------------------------------------
+
+  /** A fresh validation state on `head`. */
+  private async setHead(head: Block): Promise<void> {
+    const protocol = this.protocols(head.info.next_protocol);
+    const plugin = this.plugins(head.info.next_protocol);
+    if (plugin !== this.configPlugin) {
+      this.configPlugin = plugin;
+      this.config = plugin?.defaultConfig;
+    }
+    const s: HeadState = {
+      head,
+      timestamp: Math.max(Math.floor(this.now() / 1000), head.header.timestamp + 1),
+      liveBlocks: this.validator.liveBlocks(head),
+      liveOperations: this.validator.liveOperations(head),
+      protocol,
+      plugin,
+      vs: undefined,
+      dirty: false,
+    };
+    this.state = s;
+    try {
+      s.vs = await this.begin(s);
+    } catch {
+      s.vs = undefined; // Octez: every operation is then branch delayed
+    }
+  }
+
+  /**
+   * Moves the mempool to `head` (Octez `on_flush` then the classification of pending operations).
+   * `handleBranchRefused` when the head switched branch (also reclassify branch refused ones).
+   */
+  private async flush(head: Block, reclassify: boolean, handleBranchRefused?: boolean): Promise<void> {
+    const old = this.state?.head;
+    const switched = handleBranchRefused ?? (old !== undefined && head.header.predecessor !== old.hash && head.hash !== old.hash);
+    this.stream.close();
+    this.stream = new Watcher<MempoolEvent>();
+    // Operations to look at again: applied, branch delayed (and branch refused), pending.
+    const candidates = new Map<string, MempoolOperation>();
+    for (const e of this.classes.applied) candidates.set(e.op.hash, e.op);
+    for (const e of this.classes.branchDelayed.values()) candidates.set(e.op.hash, e.op);
+    if (switched) for (const e of this.classes.branchRefused.values()) candidates.set(e.op.hash, e.op);
+    for (const p of this.pendingOps.values()) candidates.set(p.op.hash, p.op);
+    this.pendingOps.clear();
+    this.classes.flush(switched);
+    await this.setHead(head);
+    const s = this.state!;
+    if (old !== undefined && old.hash !== head.hash) this.moveBranch(old, head, candidates);
+    if (!reclassify) return;
+    const ctx = { predecessor: head.hash, level: head.header.level + 1 };
+    const ordered = [...candidates.values()].sort((a, b) => a.seq - b.seq);
+    for (const op of ordered) {
+      if (!s.liveBlocks.has(op.shell.branch) || s.liveOperations.has(op.hash) || this.banned.has(op.hash)) continue;
+      if (s.plugin === undefined) continue;
+      const pre = s.plugin.preFilter(this.config, { data: op.data, branch: op.shell.branch, size: op.size }, ctx);
+      if (pre.passed) this.pendingOps.set(op.hash, { op, priority: pre.priority });
+      else this.record({ classification: pre.class, op, trace: pre.trace });
+    }
+    await this.processPending();
+  }
+
+  /**
+   * Octez `handle_live_operations`: the operations of blocks that left the main branch come back,
+   * those of the blocks that joined it leave.
+   */
+  private moveBranch(from: Block, to: Block, candidates: Map<string, MempoolOperation>): void {
+    const oldPath: Block[] = [];
+    const newPath: Block[] = [];
+    let a: Block | undefined = from;
+    let b: Block | undefined = to;
+    while (a !== undefined && b !== undefined && a.hash !== b.hash) {
+      if (a.header.level >= b.header.level) {
+        oldPath.push(a);
+        a = a.hash === this.chain.genesis.hash ? undefined : this.chain.block(a.header.predecessor);
+      } else {
+        newPath.push(b);
+        b = b.hash === this.chain.genesis.hash ? undefined : this.chain.block(b.header.predecessor);
+      }
+    }
+    for (const block of oldPath) {
+      for (const pass of this.chain.store.operations(block.hash) ?? []) {
+        for (const bytes of pass) {
+          let shell;
+          try {
+            shell = shellOperation(bytes);
+          } catch {
+            continue;
+          }
+          if (candidates.has(shell.hash)) continue;
+          try {
+            candidates.set(shell.hash, this.parse(bytes, shell));
+          } catch {
+            // unparsable operations of an old branch are dropped (Octez adds them to `unparsable`)
+          }
+        }
+      }
+    }
+    for (const block of newPath) for (const pass of this.chain.operationHashes(block.hash)) for (const h of pass) candidates.delete(h);
+  }
+
+  // ---- ban -------------------------------------------------------------------------------
+
+  /**
+   * Bans an operation (Octez `on_ban`): it leaves the mempool and is ignored from then on. When
+   * it was applied, the mempool is classified again on the same head without it.
+   */
+  ban(hash: string): Promise<void> {
+    return this.run(async () => {
+      this.banned.add(hash);
+      const removed = this.classes.remove(hash);
+      if (removed?.class === "applied" && this.state !== undefined) {
+        // Put it back so that the flush gathers the others, then leave it out.
+        await this.flush(this.state.head, true, false);
+      }
+      this.pendingOps.delete(hash);
+    });
+  }
+
+  /** Lifts a ban (nothing happens if the operation was not banned). */
+  unban(hash: string): void {
+    this.banned.delete(hash);
+  }
+
+  /** Lifts every ban. */
+  unbanAll(): void {
+    this.banned.clear();
+  }
+
+  /** Whether an operation is banned. */
+  isBanned(hash: string): boolean {
+    return this.banned.has(hash);
+  }
+
+  // ---- filter ----------------------------------------------------------------------------
+
+  /** The filter configuration as JSON (`include_default`: show fields equal to their default). */
+  filterJson(includeDefault = true): unknown {
+    const p = this.configPlugin;
+    return p === undefined ? {} : p.configToJson(this.config, includeDefault);
+  }
+
+  /**
+   * Sets the filter configuration from JSON (absent fields take their default); an invalid one
+   * leaves it unchanged, as Octez. Answers the configuration in force.
+   */
+  setFilter(json: unknown): unknown {
+    const p = this.configPlugin;
+    if (p !== undefined) {
+      try {
+        this.config = p.configFromJson(json as never);
+      } catch {
+        // Octez logs `invalid_mempool_filter_configuration` and keeps the configuration
+      }
+    }
+    return this.filterJson(true);
+  }
+
+  // ---- views -----------------------------------------------------------------------------
+
+  /** The mempool's content now. */
+  view(): MempoolView {
+    const sorted = (c: ErrorClass) => [...this.classes.errors(c).values()].sort((a, b) => compareHash(a.op, b.op));
+    return {
+      protocol: this.state?.head.info.next_protocol ?? "",
+      applied: [...this.classes.applied],
+      refused: sorted("refused"),
+      outdated: sorted("outdated"),
+      branch_refused: sorted("branch_refused"),
+      branch_delayed: sorted("branch_delayed"),
+      unprocessed: [...this.pendingOps.values()].map((p) => p.op).sort(compareHash),
+    };
+  }
+
+  /**
+   * A monitor of classifications (Octez `monitor_operations`): first the current mempool of the
+   * followed classes (applied newest first, then refused, branch refused, branch delayed and
+   * outdated, each by decreasing hash), then one array per new classification. It ends at the
+   * next head, when `signal` aborts, or when the prevalidator stops.
+   */
+  async monitor(filter: MonitorFilter, signal?: AbortSignal): Promise<AsyncIterableIterator<MempoolEvent[]>> {
+    return await this.run(async () => {
+      const first: MempoolEvent[] = [];
+      if (filter.applied) for (const e of [...this.classes.applied].reverse()) first.push({ classification: "applied", op: e.op });
+      const add = (c: ErrorClass) => {
+        const entries = [...this.classes.errors(c).values()].sort((a, b) => compareHash(b.op, a.op));
+        for (const e of entries) first.push({ classification: c, op: e.op, trace: e.trace });
+      };
+      if (filter.refused) add("refused");
+      if (filter.branch_refused) add("branch_refused");
+      if (filter.branch_delayed) add("branch_delayed");
+      if (filter.outdated) add("outdated");
+      const sub = this.stream.subscribe([], signal);
+      return monitorIterator(first, sub, (e) => filter[e.classification]);
+    });
+  }
+
+  /**
+   * The applied operations to put in a block on `head`, per validation pass, in the order they
+   * were applied (the sandbox baker's `pending`). Moves the mempool to `head` first if needed.
+   * Leaves out operations whose branch is not live or that a live block includes, and the
+   * endorsements of `excludeEndorsers`.
+   */
+  async pending(head: Block, options: PendingOptions = {}): Promise<Uint8Array[][]> {
+    return await this.run(async () => {
+      if (this.state?.head.hash !== head.hash) await this.flush(head, true);
+      const s = this.state!;
+      const passes: Uint8Array[][] = Array.from({ length: s.protocol?.operationListQuota.length ?? 0 }, () => []);
+      if (s.protocol === undefined || s.plugin === undefined) return passes;
+      for (const { op, receipt } of this.classes.applied) {
+        if (!s.liveBlocks.has(op.shell.branch) || s.liveOperations.has(op.hash)) continue;
+        let allowed: readonly number[];
+        try {
+          allowed = s.protocol.acceptablePasses(op.shell);
+        } catch {
+          continue;
+        }
+        const pass = allowed[0];
+        if (pass === undefined || pass >= passes.length) continue;
+        const endorser = s.plugin.endorser(op.data, receipt);
+        if (endorser !== undefined && options.excludeEndorsers?.has(endorser)) continue;
+        passes[pass]!.push(op.bytes);
+      }
+      return passes;
+    });
+  }
+
+  /** Waits until every request made so far is done (for tests and shutdown). */
+  async idle(): Promise<void> {
+    await this.run(async () => {});
+  }
+}
+
+/** First `first`, then each event of `sub` that `keep` accepts, one array each; `return()` ends `sub`. */
+function monitorIterator(
+  first: MempoolEvent[],
+  sub: AsyncIterableIterator<MempoolEvent>,
+  keep: (e: MempoolEvent) => boolean,
+): AsyncIterableIterator<MempoolEvent[]> {
+  let sentFirst = false;
+  const it: AsyncIterableIterator<MempoolEvent[]> = {
+    async next(): Promise<IteratorResult<MempoolEvent[]>> {
+      if (!sentFirst) {
+        sentFirst = true;
+        return { value: first, done: false };
+      }
+      for (;;) {
+        const r = await sub.next();
+        if (r.done === true) return { value: undefined, done: true };
+        if (keep(r.value)) return { value: [r.value], done: false };
+      }
+    },
+    async return(): Promise<IteratorResult<MempoolEvent[]>> {
+      await sub.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
+}
+
+export type { AppliedEntry, ErrorEntry, MempoolOperation } from "./mempool-classification.ts";
