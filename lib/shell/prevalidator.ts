@@ -540,6 +540,7 @@ export class Prevalidator {
    */
   async monitor(filter: MonitorFilter, signal?: AbortSignal): Promise<AsyncIterableIterator<MempoolEvent[]>> {
     return await this.run(async () => {
+      if (this.state !== undefined && this.state.head.hash !== this.chain.head.hash) await this.flush(this.chain.head, true);
       const first: MempoolEvent[] = [];
       if (filter.applied) for (const e of [...this.classes.applied].reverse()) first.push({ classification: "applied", op: e.op });
       const add = (c: ErrorClass) => {
@@ -588,6 +589,16 @@ export class Prevalidator {
   /** Waits until every request made so far is done (for tests and shutdown). */
   async idle(): Promise<void> {
     await this.run(async () => {});
+  }
+
+  /**
+   * Waits until every request made so far is done and the mempool is on the chain's current
+   * head (a head stored a moment ago may not have reached the prevalidator yet).
+   */
+  async synced(): Promise<void> {
+    await this.run(async () => {
+      if (this.state !== undefined && this.state.head.hash !== this.chain.head.hash) await this.flush(this.chain.head, true);
+    });
   }
 }
 

@@ -190,8 +190,9 @@ const pendingQuery = query({ version: single(intArg, 0) });
 /** The mempool services of the node's chain, served by `prevalidator`. */
 export function mempoolServices(shell: ShellView, prevalidator: Prevalidator, protocol: MempoolProtocolRpc): Directory<void> {
   const codecs = mempoolCodecs(protocol);
-  const pendingHandler = ({ query: q }: { query: { version: number } }) => {
+  const pendingHandler = async ({ query: q }: { query: { version: number } }) => {
     if (!SUPPORTED_VERSIONS.includes(q.version)) throw badVersion.error({ given: q.version, supported: SUPPORTED_VERSIONS });
+    await prevalidator.synced();
     return pendingOperationsJson(protocol, prevalidator.view(), q.version);
   };
   const mempool = new Directory().register(
