@@ -13,6 +13,7 @@ import { protocolData as genesisProtocolData } from "../../protocols/genesis/com
 import { GENESIS_PROTOCOL } from "../../protocols/genesis/command.ts";
 import { Directory } from "../directory.ts";
 import type { BlockCtx } from "./block-context.ts";
+import type { PrefixResolver } from "./complete.ts";
 
 /** Size limits of one validation pass (Octez's `operation_list_quota`). */
 export interface OperationListQuota {
@@ -55,6 +56,8 @@ export interface BlockProtocolRpc {
   readonly headerData: Codec<any>;
   /** Services below `{B}` of blocks whose `next_protocol` is this protocol. */
   readonly services: Directory<BlockCtx>;
+  /** What `helpers/complete/<prefix>` completes besides the shell's hashes (e.g. contracts). */
+  readonly completeResolvers?: readonly PrefixResolver[];
   /**
    * The protocol's part of block metadata, an object whose fields join the shell's part (its
    * binary is what a block stores as `info.metadata`). Absent: no fields (Octez's `unit`/`empty`).

@@ -19,7 +19,9 @@ import { Directory, mount } from "../directory.ts";
 import { service } from "../service.ts";
 import type { BlockCtx } from "./block-context.ts";
 import { type BlockProtocolRpc, FAKE_PROTOCOL_RPC } from "./block-protocols.ts";
+import { completeServices } from "./complete.ts";
 import { chainOf, type ShellView } from "./context.ts";
+import { forgeBlockHeaderServices } from "./forge-block-header.ts";
 import { blockReceiptServices, shellBlockExtras } from "./shell-blocks.ts";
 
 export type { BlockCtx } from "./block-context.ts";
@@ -106,6 +108,8 @@ function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => 
         .merge(shellBlockServices)
         .merge(protocolBlockServices(protocol))
         .merge(blockReceiptServices(protocol, next))
+        .merge(forgeBlockHeaderServices())
+        .merge(completeServices(next.completeResolvers ?? []))
         .merge(next.services);
       cache.set(key, dir);
     }

@@ -50,7 +50,7 @@ import { listContracts } from "../../../protocols/hangzhou/storage/contract.ts";
 import { Directory } from "../../directory.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
-import { completeServices, type PrefixResolver } from "../complete.ts";
+import type { PrefixResolver } from "../complete.ts";
 import { protoContextOf } from "./context.ts";
 
 /** `proto.011-PtHangz2.operation.cannot_parse`: operation bytes that Hangzhou cannot read. */
@@ -176,25 +176,6 @@ export function forgeParseServices(): Directory<BlockCtx> {
   );
 }
 
-const forgeBlockHeaderOutput = obj(req("block", bytes));
-
-/**
- * The shell's `forge_block_header` (protocol-independent: the binary of a raw header), at
- * `helpers/forge_block_header` and at `helpers/forge/block_header`, where the early layout's
- * `/forge_block_header` leads.
- */
-export function forgeBlockHeaderServices(): Directory<BlockCtx> {
-  const forge = (path: readonly string[]) =>
-    service({
-      method: "POST",
-      path,
-      description: "Forge a block header",
-      input: rawBlockHeader,
-      output: forgeBlockHeaderOutput,
-      handler: ({ body }) => ({ block: encodeBinary(rawBlockHeader, body) }),
-    });
-  return new Directory<BlockCtx>().register(forge(["helpers", "forge_block_header"]), forge(["helpers", "forge", "block_header"]));
-}
 
 function contractResolver(kind: PrefixResolver["kind"]): PrefixResolver {
   return { kind, candidates: (ctx) => listContracts(protoContextOf(ctx)) };
@@ -208,7 +189,7 @@ export const HANGZHOU_PREFIX_RESOLVERS: readonly PrefixResolver[] = Object.freez
   contractResolver(B58.contractHash),
 ]);
 
-/** Every helper of this module as Hangzhou offers them below `{B}`: forge, parse, `forge_block_header`, and completion with Hangzhou's contracts. */
+/** The helpers Hangzhou offers below `{B}`: forge and parse (completion and `forge_block_header` are the shell's). */
 export function hangzhouHelperServices(): Directory<BlockCtx> {
-  return forgeParseServices().merge(forgeBlockHeaderServices()).merge(completeServices(HANGZHOU_PREFIX_RESOLVERS));
+  return forgeParseServices();
 }

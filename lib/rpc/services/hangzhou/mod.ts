@@ -28,7 +28,7 @@ import { hangzhouOperationRpc } from "./block.ts";
 import { constantsServices } from "./constants.ts";
 import { contractsServices } from "./contracts.ts";
 import { delegatesServices } from "./delegates.ts";
-import { hangzhouHelperServices } from "./helpers.ts";
+import { HANGZHOU_PREFIX_RESOLVERS, hangzhouHelperServices } from "./helpers.ts";
 import { nonceServices } from "./nonces.ts";
 import { rawJsonServices } from "./raw.ts";
 import { rightsServices } from "./rights.ts";
@@ -86,5 +86,6 @@ export function hangzhouRpc(now: () => number): BlockProtocolRpc {
     operation: hangzhouOperationRpc(HANGZHOU),
     limits: HANGZHOU_LIMITS,
     environmentVersion: hangzhouProtocol.environmentVersion,
+    completeResolvers: HANGZHOU_PREFIX_RESOLVERS,
   };
 }
