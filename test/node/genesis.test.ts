@@ -164,6 +164,19 @@ test("the early layout's paths answer as their current ones", () =>
     assert.is((await get(node, "/blocks/head/timestamp")).text, '"2018-06-30T16:07:32Z"\n');
   }));
 
+test("the shell's helpers answer at the genesis block too: completion and forge_block_header", () =>
+  withNode(async (node) => {
+    assert.equal((await get(node, "/chains/main/blocks/genesis/helpers/complete/BLockGenesis")).json, [GENESIS]);
+    const shell = (await get(node, "/chains/main/blocks/genesis/header/shell")).json as Record<string, unknown>;
+    const raw = (await get(node, "/chains/main/blocks/genesis/header/raw")).json;
+    const forged = await get(node, "/chains/main/blocks/genesis/helpers/forge_block_header", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...shell, protocol_data: "" }),
+    });
+    assert.equal(forged.json, { block: raw });
+  }));
+
 test("/describe lists the block subtree resolved at a block", () =>
   withNode(async (node) => {
     const d = (await get(node, "/describe/chains/main/blocks/head?recurse=yes")).json as { static: { subdirs: { suffixes: { name: string }[] } } };

@@ -7,7 +7,16 @@ import { operation } from "../../lib/encoding/hangzhou/operation.ts";
 import { TezosError } from "../../lib/errors/mod.ts";
 import { hashOperation } from "../../lib/shell/operations.ts";
 import { type MempoolEvent } from "../../lib/shell/prevalidator.ts";
+import type { Transaction } from "../../lib/encoding/hangzhou/operation.ts";
+import { BOOTSTRAP, forge, manager } from "../hangzhou/manager-fixture.ts";
+import { protoContextOf } from "../baker/sandbox.ts";
+import { getCounter } from "../../lib/protocols/hangzhou/storage/contract.ts";
 import { endorsement, type MempoolSandbox, openMempoolSandbox, PKH5, SK5 } from "./prevalidator-support.ts";
+
+/** A contract's counter in the head's context. */
+function protoCounter(sb: MempoolSandbox, pkh: string): bigint {
+  return getCounter(protoContextOf(sb.chain, sb.chain.head), pkh);
+}
 
 const ZERO_SIG = "sigMzJ4GVAvXEd2RjsKGfG2H9QvqTSKCZsuB2KiHbZRGFz72XgF6KaKADznh674fQgBatxw3xdHqTtMHUZAGRprxy64wg1aq";
 
@@ -199,6 +208,24 @@ Mempool("a bad key is no endorsement: bootstrap1's signature on bootstrap5's slo
   const msg = await failureOf(sb.prevalidator.inject(forged.bytes));
   assert.ok(msg.startsWith("Error while applying operation"), msg);
   assert.is(sb.prevalidator.view().applied.length, 0);
+});
+
+Mempool("a zero-fee transfer is applied on injection (no pre-filter) and refused as fees_too_low on the next head, as in Octez's capture", async ({ sb }) => {
+  const src = BOOTSTRAP[2]!;
+  const counter = protoCounter(sb, src.pkh);
+  const c = manager<Transaction>({ kind: "transaction", source: src.pkh, counter: counter + 1n, amount: 1_000_000n, destination: BOOTSTRAP[1]!.pkh, fee: 0n, gas_limit: 1040n, storage_limit: 257n });
+  const bytes = await forge(src.sk, sb.chain.head.hash, [c]);
+  assert.is(await sb.prevalidator.inject(bytes), hashOperation(bytes));
+  assert.is(sb.prevalidator.view().applied.length, 1);
+  const other = createBaker({ chain: sb.chain, validator: sb.validator, keys: BOOTSTRAP_SECRET_KEYS.slice(0, 4).map(parseSecretKey), mode: "manual" });
+  await other.bake();
+  await sb.prevalidator.synced();
+  const v = sb.prevalidator.view();
+  assert.is(v.applied.length, 0);
+  assert.equal(v.refused.map((r) => [r.op.hash, r.trace.map((t) => t.toJson())]), [
+    [hashOperation(bytes), [{ kind: "permanent", id: "proto.011-PtHangz2.prefilter.fees_too_low" }]],
+  ]);
+  await other.stop();
 });
 
 Mempool.run();
