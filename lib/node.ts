@@ -18,7 +18,7 @@ import { createRpcHandler } from "./rpc/handler.ts";
 import { nodeDirectory } from "./rpc/services/mod.ts";
 import { operationInjectionServices } from "./rpc/services/injection.ts";
 import { mempoolServices } from "./rpc/services/mempool.ts";
-import { hangzhouMempoolPlugin } from "./shell/mempool-hangzhou.ts";
+import { hangzhouMempoolPlugin } from "./protocols/hangzhou/plugin.ts";
 import type { MempoolPlugin } from "./shell/mempool-plugin.ts";
 import { Prevalidator } from "./shell/prevalidator.ts";
 import { Chain } from "./shell/chain.ts";

@@ -176,8 +176,8 @@ const NOT_FOUND: Resolution = { kind: "not_found" };
 
 /**
  * Follows `segments` from a directory's root, parsing arguments and building dynamic subtrees
- * on the way (resto's `resolve`). Synchronous until a dynamic subtree is met. A builder that
- * throws anything but `NotFound` makes this reject.
+ * on the way (resto's `resolve`). Synchronous unless a dynamic subtree's builder answers a
+ * promise. A builder that throws anything but `NotFound` makes this throw (or reject).
  */
 export function resolvePath(
   root: DirNode,
@@ -250,21 +250,35 @@ function badArg(segments: readonly string[], i: number, arg: Arg<unknown>, e: un
   };
 }
 
-async function enterDynamic(
+/** Builds a dynamic subtree and walks on in it; synchronous when the builder is. */
+function enterDynamic(
   builder: SubtreeBuilder<unknown[], unknown>,
   ctx: unknown,
   segments: readonly string[],
   i: number,
   params: unknown[],
   request: Request,
-): Promise<Resolution> {
-  let sub: Subtree;
+): Resolution | Promise<Resolution> {
+  let sub: Awaitable<Subtree>;
   try {
-    sub = await builder(params, ctx, request);
+    sub = builder(params, ctx, request);
   } catch (e) {
     if (e instanceof NotFound) return NOT_FOUND;
     throw e;
   }
+  if (sub instanceof Promise) {
+    return sub.then(
+      (s) => enterSubtree(s, segments, i, request),
+      (e) => {
+        if (e instanceof NotFound) return NOT_FOUND;
+        throw e;
+      },
+    );
+  }
+  return enterSubtree(sub, segments, i, request);
+}
+
+function enterSubtree(sub: Subtree, segments: readonly string[], i: number, request: Request): Resolution | Promise<Resolution> {
   if (sub === undefined) return NOT_FOUND;
   if (sub instanceof Directory) return walk(sub.root, undefined, segments, i, [], request);
   return walk(sub.directory.root, sub.ctx, segments, i, [], request);

@@ -46,6 +46,31 @@ const EMPTY_QUERY = Object.freeze({});
 const NOT_ACCEPTABLE_BODY = new TextEncoder().encode(ACCEPTABLE);
 const jsonCaches = new WeakMap<Service, WeakMap<object, string>>();
 
+/**
+ * What a one-answer service's handler receives. `signal` is read from the request only when a
+ * service asks for it: on Node's lazy requests (@hono/node-server) reading it builds an
+ * AbortController, a large share of a small request's cost.
+ */
+class Call {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly body: unknown;
+  readonly ctx: unknown;
+  readonly request: Request;
+
+  constructor(params: unknown, query: unknown, body: unknown, ctx: unknown, request: Request) {
+    this.params = params;
+    this.query = query;
+    this.body = body;
+    this.ctx = ctx;
+    this.request = request;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
 function empty(status: number, headers?: Record<string, string>): Response {
   return new Response(null, headers === undefined ? { status } : { status, headers });
 }
@@ -193,22 +218,12 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     const producer = svc.stream ? new AbortController() : undefined;
     let result: unknown;
     try {
-      // `request.signal` is read only by the services that use it: on Node's lazy requests
-      // (@hono/node-server) reading it builds an AbortController, a large share of a request's cost.
-      result = await svc.handler(
+      result =
         producer === undefined
-          ? {
-              params: r.params,
-              query,
-              body,
-              ctx: r.ctx,
-              request,
-              get signal() {
-                return request.signal;
-              },
-            }
-          : { params: r.params, query, body, ctx: r.ctx, request, signal: producer.signal },
-      );
+          ? svc.handler(new Call(r.params, query, body, r.ctx, request))
+          : svc.handler({ params: r.params, query, body, ctx: r.ctx, request, signal: producer.signal });
+      // Most handlers answer at once: awaiting a plain value would still cost a microtask.
+      if (result instanceof Promise) result = await result;
     } catch (e) {
       producer?.abort();
       if (e instanceof NotFound) return empty(404, headers);
@@ -242,11 +257,9 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     return new Response(payload as BodyInit, { status: 200, headers });
   }
 
-  return async function handle(request: Request): Promise<Response> {
-    try {
-      return await dispatch(request);
-    } catch (e) {
-      return failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
-    }
+  const internalFailure = (e: unknown) => failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
+  return function handle(request: Request): Promise<Response> {
+    // `dispatch` is async: whatever it throws arrives here as a rejection.
+    return dispatch(request).catch(internalFailure);
   };
 }

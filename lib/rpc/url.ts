@@ -21,29 +21,22 @@ export function parseTarget(url: string): RequestTarget {
   }
   let end = url.length;
   let search = "";
-  for (let i = start; i < url.length; i++) {
-    const c = url.charCodeAt(i);
-    if (c === 63 /* ? */) {
-      end = i;
-      const hash = url.indexOf("#", i + 1);
-      search = url.slice(i + 1, hash < 0 ? url.length : hash);
-      break;
-    }
-    if (c === 35 /* # */) {
-      end = i;
-      break;
-    }
-  }
+  const q = url.indexOf("?", start);
+  const h = url.indexOf("#", start);
+  if (q >= 0 && (h < 0 || q < h)) {
+    end = q;
+    search = url.slice(q + 1, h < 0 ? url.length : h);
+  } else if (h >= 0) end = h;
   const segments: string[] = [];
   let from = start;
-  for (let i = start; i <= end; i++) {
-    if (i === end || url.charCodeAt(i) === 47 /* / */) {
-      if (i > from) {
-        const seg = url.slice(from, i);
-        segments.push(seg.includes("%") ? decodeSegment(seg) : seg);
-      }
-      from = i + 1;
+  while (from < end) {
+    let slash = url.indexOf("/", from);
+    if (slash < 0 || slash > end) slash = end;
+    if (slash > from) {
+      const seg = url.slice(from, slash);
+      segments.push(seg.indexOf("%") < 0 ? seg : decodeSegment(seg));
     }
+    from = slash + 1;
   }
   return { segments, search };
 }

@@ -13,7 +13,7 @@ import {
   filterConfigToJson,
   hangzhouMempoolPlugin,
   preFilter,
-} from "../../lib/shell/mempool-hangzhou.ts";
+} from "../../lib/protocols/hangzhou/plugin.ts";
 
 const capture = JSON.parse(
   readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-sandbox-mempool.json", import.meta.url), "utf8"),

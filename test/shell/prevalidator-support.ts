@@ -8,7 +8,7 @@ import { B58, b58decode } from "../../lib/encoding/base58.ts";
 import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { HANGZHOU, hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import type { Block } from "../../lib/shell/chain.ts";
-import { hangzhouMempoolPlugin } from "../../lib/shell/mempool-hangzhou.ts";
+import { hangzhouMempoolPlugin } from "../../lib/protocols/hangzhou/plugin.ts";
 import { Prevalidator } from "../../lib/shell/prevalidator.ts";
 import { checkout } from "../../lib/store/context/mod.ts";
 import { openSandbox, type Sandbox } from "../baker/sandbox.ts";

@@ -17,15 +17,15 @@
  * ```
  * @module
  */
-import { decodeBinary, type Json } from "../encoding/codec.ts";
-import { unit } from "../encoding/conv.ts";
-import { decodeInjectedOperation, type OperationContents, operationProtocolData } from "../encoding/hangzhou/operation.ts";
-import { type ContentsResult, operationMetadata } from "../encoding/hangzhou/receipts/contents-results.ts";
-import type { TraceItem } from "../errors/registry.ts";
-import { HANGZHOU } from "../protocols/hangzhou/protocol.ts";
-import { protoError } from "../protocols/hangzhou/proto-error.ts";
-import { JsonTraceItem } from "./mempool-errors.ts";
-import type { FilterContext, MempoolPlugin, PostFilterResult, PreFilterResult } from "./mempool-plugin.ts";
+import { decodeBinary, type Json } from "../../encoding/codec.ts";
+import { unit } from "../../encoding/conv.ts";
+import { decodeInjectedOperation, type OperationContents, operationProtocolData } from "../../encoding/hangzhou/operation.ts";
+import { type ContentsResult, operationMetadata } from "../../encoding/hangzhou/receipts/contents-results.ts";
+import type { TraceItem } from "../../errors/registry.ts";
+import { HANGZHOU } from "./protocol.ts";
+import { protoError } from "./proto-error.ts";
+import { JsonTraceItem } from "../../shell/mempool-errors.ts";
+import type { FilterContext, MempoolPlugin, PostFilterResult, PreFilterResult } from "../../shell/mempool-plugin.ts";
 
 /** A rational number as Octez's plugin keeps it (numerator and denominator, not reduced). */
 export type Rational = readonly [bigint, bigint];
