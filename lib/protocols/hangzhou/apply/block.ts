@@ -60,7 +60,9 @@ export const ZERO_BAKER = "tz1Ke2h7sDdakHJQh8WX4Z372du1KChsksyU";
 export type Mode =
   | { readonly kind: "application"; readonly header: BlockHeader; readonly hash: string }
   | { readonly kind: "full_construction"; readonly contents: ProtocolDataContents }
-  | { readonly kind: "partial_construction" };
+  | { readonly kind: "partial_construction" }
+  /** A partial construction whose manager operations are not signature-checked (`run_operation`). */
+  | { readonly kind: "simulation" };
 
 /** The protocol data of a block: the signed header's in application, the given one in construction. */
 function contentsOf(mode: Mode): ProtocolDataContents | undefined {
@@ -184,7 +186,9 @@ export class HangzhouBlock implements ValidationState {
       case "double_baking_evidence":
         return [await applyDoubleBakingEvidence(this.pc, this.chainId, this.baker, first)];
       default:
-        return applyManagerOperation(this.pc, this.chainId, this.baker, op, contents, signature);
+        return applyManagerOperation(this.pc, this.chainId, this.baker, op, contents, signature, {
+          checkSignature: this.mode.kind !== "simulation",
+        });
     }
   }
 

@@ -29,6 +29,7 @@ import { constantsServices } from "./constants.ts";
 import { contractsServices } from "./contracts.ts";
 import { delegatesServices } from "./delegates.ts";
 import { HANGZHOU_PREFIX_RESOLVERS, hangzhouHelperServices } from "./helpers.ts";
+import { simulationServices } from "./simulation.ts";
 import { nonceServices } from "./nonces.ts";
 import { rawJsonServices } from "./raw.ts";
 import { rightsServices } from "./rights.ts";
@@ -63,6 +64,7 @@ export function hangzhouServices(now: () => number): Directory<BlockCtx> {
     .merge(rightsServices())
     .merge(votesServices())
     .merge(hangzhouHelperServices())
+    .merge(simulationServices(now))
     .register(
       preapplyBlockService(
         {
