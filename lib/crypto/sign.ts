@@ -7,7 +7,7 @@
  */
 import { blake2b256 } from "./blake2b.ts";
 import { ecdsaSign, ecdsaVerify } from "./ecdsa.ts";
-import { ed25519Sign, ed25519Verify } from "./ed25519.ts";
+import { ed25519SignAsync, ed25519Verify } from "./ed25519.ts";
 import { type PublicKey, type SecretKey, type Signature, PUBLIC_KEY_SIZE, SIGNATURE_SIZE } from "./keys.ts";
 import type { Watermark } from "./watermark.ts";
 
@@ -39,7 +39,7 @@ export function signedDigest(bytes: Uint8Array, watermark: Watermark): Uint8Arra
 export async function sign(secretKey: SecretKey, bytes: Uint8Array, watermark: Watermark): Promise<Signature> {
   const { curve, bytes: sk } = keyArg("secretKey", secretKey, () => 32);
   const digest = signedDigest(bytes, watermark);
-  return curve === "ed25519" ? ed25519Sign(sk, digest) : ecdsaSign(curve, sk, digest);
+  return curve === "ed25519" ? ed25519SignAsync(sk, digest) : ecdsaSign(curve, sk, digest);
 }
 
 /**

@@ -127,4 +127,13 @@ test("sign() and verify() refuse arguments of the wrong type or size", async () 
   await rejects(sign({ curve: "secp256k1", bytes: new Uint8Array(32) }, message, genericWatermark()), RangeError);
 });
 
+test("WebCrypto and pure-JS Ed25519 signing give the same bytes", async () => {
+  const { ed25519Sign, ed25519SignAsync } = await import("../../lib/crypto/ed25519.ts");
+  const seed = new Uint8Array(32).map((_, i) => i * 7 + 1);
+  for (const len of [0, 1, 32, 100]) {
+    const msg = new Uint8Array(len).map((_, i) => i);
+    assert.equal([...(await ed25519SignAsync(seed, msg))], [...ed25519Sign(seed, msg)]);
+  }
+});
+
 test.run();

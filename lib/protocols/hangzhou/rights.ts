@@ -70,19 +70,64 @@ export function levelRandom(seed: Uint8Array, kind: RightsKind, cyclePosition: n
  * The owner drawn from a level's random state for an offset (priority or slot): draws in
  * [0, snapshot.bound) from sequence(state, offset) until a roll with an owner comes up.
  */
-export function ownerFromLevelRandom(state: Uint8Array, snapshot: RollSnapshot, offset: number): PublicKey {
+export function ownerFromLevelRandom(state: Uint8Array, snapshot: RollSnapshot, offset: number, stateKey: string = hexOf(state)): PublicKey {
   const bound = snapshot.bound;
   if (typeof bound !== "number" || !Number.isInteger(bound)) throw new TypeError(`snapshot bound must be an integer, got ${String(bound)}`);
   if (bound <= 0) throw new RangeError(`snapshot bound must be positive, got ${bound}`);
-  let seq = sequence(state, offset);
+  const draws = drawsOf(state, stateKey, offset, bound);
   for (let i = 0; i < MAX_DRAWS; i++) {
-    const { value, next } = takeInt32(seq, bound);
-    seq = next;
+    const value = draws.at(i);
     if (value < 0) continue; // the |−2^31| corner case: no roll has a negative id
     const owner = snapshot.owner(value);
     if (owner !== undefined) return owner;
   }
   throw new RangeError(`No roll with an owner after ${MAX_DRAWS} draws (bound ${bound})`);
+}
+
+/**
+ * The rolls drawn from sequence(state, offset) in [0, bound), computed once and remembered: the
+ * draws depend only on these three values, while which drawn roll has an owner depends on the
+ * snapshot. Every block asks for the same 256 endorsement slots several times (baker, mempool,
+ * construction, application), so this saves most of the hashing.
+ */
+class Draws {
+  private seq: Uint8Array;
+  private readonly values: number[] = [];
+  private readonly bound: number;
+  constructor(state: Uint8Array, offset: number, bound: number) {
+    this.seq = sequence(state, offset);
+    this.bound = bound;
+  }
+  at(i: number): number {
+    while (this.values.length <= i) {
+      const { value, next } = takeInt32(this.seq, this.bound);
+      this.seq = next;
+      this.values.push(value);
+    }
+    return this.values[i]!;
+  }
+}
+
+const DRAWS_CACHE_SIZE = 16_384;
+const drawsCache = new Map<string, Draws>();
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** Hex of a random state, the draw cache's key prefix (computed once per level by callers that loop). */
+function hexOf(state: Uint8Array): string {
+  let key = "";
+  for (let i = 0; i < state.length; i++) key += HEX[state[i]!]!;
+  return key;
+}
+
+function drawsOf(state: Uint8Array, stateKey: string, offset: number, bound: number): Draws {
+  const key = `${stateKey}:${offset}:${bound}`;
+  let d = drawsCache.get(key);
+  if (d === undefined) {
+    if (drawsCache.size >= DRAWS_CACHE_SIZE) drawsCache.delete(drawsCache.keys().next().value!);
+    d = new Draws(state, offset, bound);
+    drawsCache.set(key, d);
+  }
+  return d;
 }
 
 /**
@@ -106,8 +151,9 @@ export function endorsementRightsOwner(src: RightsSource, level: Level, slot: nu
 /** The bakers of `level` by priority 0, 1, 2, … (`Baking.baking_priorities`), lazily and without end. */
 export function* bakingPriorities(src: RightsSource, level: Level): Generator<PublicKey, never, undefined> {
   const state = levelRandom(src.seed(level.cycle), "baking", level.cycle_position);
+  const key = hexOf(state);
   const snapshot = src.snapshot(level.cycle);
-  for (let priority = 0; ; priority++) yield ownerFromLevelRandom(state, snapshot, priority);
+  for (let priority = 0; ; priority++) yield ownerFromLevelRandom(state, snapshot, priority, key);
 }
 
 /** Comparison of key hashes as Octez's maps order them: curve (ed25519 < secp256k1 < p256), then the hash bytes. */
@@ -149,10 +195,11 @@ export function endorsementRights(src: RightsSource, level: Level, endorsersPerB
     throw new RangeError(`endorsers_per_block must be in [0, 65535], got ${endorsersPerBlock}`);
   }
   const state = levelRandom(src.seed(level.cycle), "endorsement", level.cycle_position);
+  const key = hexOf(state);
   const snapshot = src.snapshot(level.cycle);
   const byPkh = new Map<string, EndorsementSlots & { hash: PublicKeyHash }>();
   for (let slot = 0; slot < endorsersPerBlock; slot++) {
-    const pk = ownerFromLevelRandom(state, snapshot, slot);
+    const pk = ownerFromLevelRandom(state, snapshot, slot, key);
     const { hash, text } = pkhOf(pk);
     const e = byPkh.get(text);
     if (e === undefined) byPkh.set(text, { publicKey: pk, slots: [slot], hash });
