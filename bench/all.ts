@@ -1,13 +1,22 @@
 /**
- * Every bench, one after the other (`npm run bench`): HTTP requests per second (`http.ts`), then
- * the context store (`context.ts`, when present).
+ * Every bench, one after the other (`npm run bench`): HTTP requests per second (`http.ts`), blocks
+ * baked and validated per second (`chain.ts`), then the context store (`context.ts`, when present).
+ * See `docs/bench.md`.
  * @module
  */
 import { existsSync } from "node:fs";
+import { benchChain } from "./chain.ts";
 import { benchHttp } from "./http.ts";
+import { benchOperations } from "./operations.ts";
 
 console.log("== HTTP");
 await benchHttp();
+
+console.log("\n== Chain");
+await benchChain();
+
+console.log("\n== Operations");
+await benchOperations();
 
 const context = new URL("./context.ts", import.meta.url);
 if (existsSync(context)) {

@@ -10,16 +10,25 @@
  * Each figure is the best of two measurements taken alternately, after a warm-up.
  * The ratios say what the node costs over the bare minimum of its runtime.
  *
+ * Requests per second move with whatever else the machine runs (the load generator shares its
+ * cores). Over HTTP the bench also gives the server thread's busy time per request (event-loop
+ * active time, `performance.eventLoopUtilization()`, lowest of the rounds), which moves far less;
+ * Bun and Deno do not measure it (shown as `-`).
+ *
  * Run alone: `npx tsx bench/http.ts [path…]` (default: both paths), or with everything:
  * `npm run bench`.
  * @module
  */
+import { performance as perfHooks } from "node:perf_hooks";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import { createNode } from "../lib/node.ts";
 import { currentServe, runtimeName } from "../platform/current.ts";
 import type { FetchHandler } from "../platform/serve.ts";
+
+/** Event-loop utilization of this thread (Node; zeros under Bun and Deno). */
+const eventLoopUtilization: typeof perfHooks.eventLoopUtilization = (...args) => perfHooks.eventLoopUtilization(...args);
 
 /** Settings of the HTTP bench. */
 export interface HttpBenchOptions {
@@ -41,8 +50,18 @@ export interface HttpBenchRow {
   readonly path: string;
   /** How it was measured. */
   readonly name: string;
+  /** Requests per second of the node's handler. */
   readonly node: number;
+  /** Requests per second of the bare handler. */
   readonly bare: number;
+  /** Server thread's busy microseconds per request, node and bare (over HTTP, where measured). */
+  readonly busy?: { readonly node: number; readonly bare: number };
+}
+
+/** One measurement: requests per second and, when measured, busy microseconds per request. */
+interface Measure {
+  readonly rate: number;
+  readonly busy?: number;
 }
 
 /** The paths measured by default, each in process and over HTTP. */
@@ -87,20 +106,28 @@ export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBen
  */
 async function bestOf(
   rounds: number,
-  measure: (handler: FetchHandler) => Promise<number>,
+  measure: (handler: FetchHandler) => Promise<Measure>,
   node: FetchHandler,
   bare: FetchHandler,
-): Promise<{ node: number; bare: number }> {
-  const best = { node: 0, bare: 0 };
+): Promise<Pick<HttpBenchRow, "node" | "bare" | "busy">> {
+  let nodeRate = 0;
+  let bareRate = 0;
+  let nodeBusy = Infinity;
+  let bareBusy = Infinity;
   for (let i = 0; i < rounds; i++) {
-    best.node = Math.max(best.node, await measure(node));
-    best.bare = Math.max(best.bare, await measure(bare));
+    const n = await measure(node);
+    const b = await measure(bare);
+    nodeRate = Math.max(nodeRate, n.rate);
+    bareRate = Math.max(bareRate, b.rate);
+    nodeBusy = Math.min(nodeBusy, n.busy ?? Infinity);
+    bareBusy = Math.min(bareBusy, b.busy ?? Infinity);
   }
-  return best;
+  const busy = Number.isFinite(nodeBusy) && Number.isFinite(bareBusy) ? { busy: { node: nodeBusy, bare: bareBusy } } : {};
+  return { node: nodeRate, bare: bareRate, ...busy };
 }
 
 /** Calls `handler` one request after the other for `seconds`, reading each body whole. */
-async function loop(handler: FetchHandler, path: string, seconds: number): Promise<number> {
+async function loop(handler: FetchHandler, path: string, seconds: number): Promise<Measure> {
   const url = `http://localhost${path}`;
   const once = async () => {
     const res = await handler(new Request(url));
@@ -114,42 +141,56 @@ async function loop(handler: FetchHandler, path: string, seconds: number): Promi
     for (let i = 0; i < 100; i++) await once();
     count += 100;
   }
-  return count / ((performance.now() - start) / 1000);
+  return { rate: count / ((performance.now() - start) / 1000) };
 }
 
-/** Serves `handler` on a loopback port and loads it with autocannon; returns requests per second. */
+/**
+ * Serves `handler` on a loopback port and loads it with autocannon; returns requests per second
+ * and this thread's busy time per request.
+ */
 async function overHttp(
   serve: Awaited<ReturnType<typeof currentServe>>,
   handler: FetchHandler,
   path: string,
   seconds: number,
   connections: number,
-): Promise<number> {
+): Promise<Measure> {
   const server = await serve(handler, { hostname: "127.0.0.1", port: 0 });
   try {
     const url = `${server.url}${path}`;
     await autocannon({ url, connections, duration: 1, workers: 1 }); // warm-up
+    const before = eventLoopUtilization();
     const result = await autocannon({ url, connections, duration: seconds, workers: 1 });
+    const { active } = eventLoopUtilization(before); // milliseconds; 0 where not measured
     if (result.errors > 0 || result.non2xx > 0) {
       throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
     }
-    return result.requests.total / result.duration;
+    const rate = result.requests.total / result.duration;
+    return active > 0 ? { rate, busy: (active * 1000) / result.requests.total } : { rate };
   } finally {
     await server.close();
   }
 }
 
 function printTable(rows: readonly HttpBenchRow[]): void {
-  const width = Math.max(...rows.map((r) => r.name.length));
-  const number = (n: number) => Math.round(n).toLocaleString("en-US").padStart(12);
+  const width = Math.max(...rows.map((r) => r.name.length), ...rows.map((r) => r.path.length + 4));
+  const rate = (n: number) => Math.round(n).toLocaleString("en-US").padStart(12);
+  const micros = (n: number | undefined) => (n === undefined ? "-" : n.toFixed(1)).padStart(9);
   let path: string | undefined;
   for (const row of rows) {
     if (row.path !== path) {
       path = row.path;
-      console.log(`${`GET ${path}`.padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}`);
+      console.log(
+        `${`GET ${path}`.padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}` +
+          `  ${"node µs".padStart(9)}  ${"bare µs".padStart(9)}`,
+      );
     }
-    console.log(`${row.name.padEnd(width)}  ${number(row.node)}  ${number(row.bare)}  ${(row.node / row.bare).toFixed(2).padStart(9)}`);
+    console.log(
+      `${row.name.padEnd(width)}  ${rate(row.node)}  ${rate(row.bare)}  ${(row.node / row.bare).toFixed(2).padStart(9)}` +
+        `  ${micros(row.busy?.node)}  ${micros(row.busy?.bare)}`,
+    );
   }
+  console.log("(µs: server thread busy time per request over HTTP, lowest of the rounds)");
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

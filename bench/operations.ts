@@ -111,4 +111,4 @@ export async function benchOperations(): Promise<void> {
   console.log(`injection -> head (auto mode): p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchOperations();
+if (import.meta.main ?? import.meta.url === `file://${process.argv[1]}`) await benchOperations();

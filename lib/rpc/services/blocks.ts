@@ -99,10 +99,11 @@ function protocolBlockServices(rpc: BlockProtocolRpc): Directory<BlockCtx> {
 
 /** Builds (and caches) the directory of blocks read with `protocol` and continued by `next`. */
 function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => Directory<BlockCtx> {
-  const cache = new Map<string, Directory<BlockCtx>>();
+  const cache = new Map<BlockProtocolRpc, Map<BlockProtocolRpc, Directory<BlockCtx>>>();
   return (protocol, next) => {
-    const key = `${protocol.hash}/${next.hash}`;
-    let dir = cache.get(key);
+    let byNext = cache.get(protocol);
+    if (byNext === undefined) cache.set(protocol, (byNext = new Map()));
+    let dir = byNext.get(next);
     if (dir === undefined) {
       dir = new Directory<BlockCtx>()
         .merge(shellBlockServices)
@@ -111,7 +112,7 @@ function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => 
         .merge(forgeBlockHeaderServices())
         .merge(completeServices(next.completeResolvers ?? []))
         .merge(next.services);
-      cache.set(key, dir);
+      byNext.set(next, dir);
     }
     return dir;
   };
