@@ -33,6 +33,7 @@ import { string } from "../../../encoding/bytes.ts";
 import { contractId } from "../../../encoding/hangzhou/basic.ts";
 import {
   decodeInjectedOperation,
+  operationContents,
   type ManagerOperation,
   type OperationContents,
   type Reveal,
@@ -301,7 +302,27 @@ async function verifyAhead(
   if (key === undefined) return undefined;
   const sig = signatureBytes(signature);
   if (sig === undefined) return { key, valid: false };
-  return { key, valid: await verify(key, sig, signedOperationBytes(op, batch), genericWatermark()) };
+  if (await verify(key, sig, signedOperationBytes(op, batch), genericWatermark())) return { key, valid: true };
+  // Taquito 24+ signs reveals with the later protocols' empty `proof` option (a 0x00 byte after
+  // the key) even when it hands the operation over as JSON (preapply): accept that form too.
+  if (!batch.some((c) => c.kind === "reveal")) return { key, valid: false };
+  return { key, valid: await verify(key, sig, withRevealProofByte(op.branch, batch), genericWatermark()) };
+}
+
+/** branch ‖ contents with a 0x00 after each reveal: the bytes Taquito 24+ signs for a batch with a reveal. */
+function withRevealProofByte(branch: string, batch: readonly ManagerOperation[]): Uint8Array {
+  const parts: Uint8Array[] = [b58decode(B58.blockHash, branch)];
+  for (const c of batch) {
+    parts.push(encodeBinary(operationContents, c));
+    if (c.kind === "reveal") parts.push(Uint8Array.of(0));
+  }
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** `check_manager_signature`, after the precheck. */

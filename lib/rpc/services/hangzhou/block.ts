@@ -6,7 +6,7 @@
  * @module
  */
 import { decodeBinary } from "../../../encoding/codec.ts";
-import { operationProtocolData } from "../../../encoding/hangzhou/operation.ts";
+import { parseOperation } from "../../../protocols/hangzhou/apply/parse.ts";
 import { blockOperationFor, operationMetadata, type BlockOperation, type ContentsResult } from "../../../encoding/hangzhou/receipts/contents-results.ts";
 import type { BlockOperationParts, BlockOperationRpc } from "../block-protocols.ts";
 
@@ -16,7 +16,7 @@ import type { BlockOperationParts, BlockOperationRpc } from "../block-protocols.
  * `operation_data_and_receipt_encoding`), else the contents alone.
  */
 export function hangzhouBlockOperation(protocol: string, op: BlockOperationParts): BlockOperation {
-  const data = decodeBinary(operationProtocolData, op.proto);
+  const data = parseOperation({ hash: op.hash, branch: op.branch, proto: op.proto });
   const head = { protocol, chain_id: op.chainId, hash: op.hash, branch: op.branch };
   const results: ContentsResult[] | null = op.receipt === undefined ? null : decodeBinary(operationMetadata, op.receipt);
   if (results === null || results.length !== data.contents.length) return { ...head, ...data } as BlockOperation;
