@@ -43,7 +43,14 @@ export async function startNode({ timeoutMs = 60_000, args = [] } = {}) {
     child.stderr.setEncoding("utf8").on("data", (chunk) => (text += chunk));
     exited.then(({ code, signal }) => fail(`the node exited (code ${code}, signal ${signal})`));
   });
+  // The node lives in its own process group: end it with this process, however this one ends.
   process.once("exit", () => kill(child));
+  for (const [signal, number] of [["SIGINT", 2], ["SIGTERM", 15]]) {
+    process.once(signal, () => {
+      kill(child);
+      process.exit(128 + number);
+    });
+  }
   return {
     url,
     output: () => text,

@@ -83,7 +83,10 @@ export function feesOf(op) {
   return op.results.reduce((sum, content) => sum + BigInt(content.fee ?? 0), 0n);
 }
 
-/** Runs `body` but fails after `ms` milliseconds, naming `what`. */
+/**
+ * Runs `body` but fails after `ms` milliseconds, naming `what`. An HTTP error from Taquito gets
+ * the request's URL and the node's answer in its message, so a failure says which RPC was wrong.
+ */
 export function bounded(what, body, ms = 120_000) {
   return async (context) => {
     let timer;
@@ -92,6 +95,13 @@ export function bounded(what, body, ms = 120_000) {
     });
     try {
       return await Promise.race([body(context), limit]);
+    } catch (error) {
+      if (error && typeof error.url === "string") {
+        const body = String(error.body ?? "").trim().slice(0, 2000);
+        const message = String(error.message).trim();
+        throw new Error(`${message}${message.includes(body) ? "" : ` ${body}`} (from ${error.url})`, { cause: error });
+      }
+      throw error;
     } finally {
       clearTimeout(timer);
     }
