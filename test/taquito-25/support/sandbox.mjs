@@ -1,0 +1,109 @@
+/**
+ * The sandbox every test file of this suite shares: one node (started on first use, stopped by
+ * the runner), Taquito 25.0.0 toolkits signing with the bootstrap keys or with fixed test keys,
+ * and helpers to fund fresh accounts.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { PollingSubscribeProvider, TezosToolkit } from "@taquito/taquito";
+import { InMemorySigner } from "@taquito/signer";
+import { b58Encode, PrefixV2 } from "@taquito/utils";
+import { startNode } from "./node.mjs";
+
+/** Hangzhou's protocol hash, as the node reports it in `head/protocols`. */
+export const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
+
+/** Octez's sandbox bootstrap accounts (tezt `constant.ml`): 4,000,000 tez each, delegates. */
+export const BOOTSTRAP = [
+  { pkh: "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx", sk: "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh" },
+  { pkh: "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN", sk: "edsk39qAm1fiMjgmPkw1EgQYkMzkJezLNewd7PLNHTkr6w9XA2zdfo" },
+  { pkh: "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU", sk: "edsk4ArLQgBTLWG5FJmnGnT689VKoqhXwmDPBuGx3z4cvwU9MmrPZZ" },
+  { pkh: "tz1b7tUupMgCNw2cCLpKTkSD1NZzB5TkP2sv", sk: "edsk2uqQB9AY4FvioK2YMdfmyMrer5R8mGFyuaLLFfSRo8EoyNdht3" },
+  { pkh: "tz1ddb9NMYHZi5UzPdzTZMYQQZoMub195zgv", sk: "edsk4QLrcijEffxV31gGdN2HU7UpyJjA8drFoNcmnB28n89YjPNRFm" },
+];
+
+/** Hangzhou sandbox: bytes paid for allocating an implicit account (origination_size × cost_per_byte). */
+export const ALLOCATION_BURN = 257 * 250;
+
+/** The confirmation poll: often enough for a test, bounded so a missing block fails the test. */
+const POLLING_INTERVAL_MS = 100;
+const CONFIRMATION_TIMEOUT_S = 60;
+
+let node;
+
+/** The shared node (started on the first call). */
+export async function sandbox() {
+  node ??= startNode();
+  return node;
+}
+
+/** Stops the shared node if it was started. */
+export async function stopSandbox() {
+  if (node !== undefined) await (await node).stop();
+}
+
+/** A toolkit on the shared node signing with `secretKey` (edsk/spsk/p2sk), polling every 100 ms. */
+export async function toolkit(secretKey) {
+  const { url } = await sandbox();
+  const tezos = new TezosToolkit(url);
+  tezos.setProvider({
+    signer: await InMemorySigner.fromSecretKey(secretKey),
+    config: { confirmationPollingTimeoutSecond: CONFIRMATION_TIMEOUT_S },
+  });
+  tezos.setStreamProvider(tezos.getFactory(PollingSubscribeProvider)({ pollingIntervalMilliseconds: POLLING_INTERVAL_MS }));
+  return tezos;
+}
+
+const SECRET_PREFIX = { ed25519: PrefixV2.Ed25519Seed, secp256k1: PrefixV2.Secp256k1SecretKey, p256: PrefixV2.P256SecretKey };
+
+/**
+ * A fixed test key: the 32-byte secret is SHA-256 of `taquito-25/<curve>/<label>`, so each run
+ * uses the same accounts (fresh on every new sandbox). Returns `{ sk, pkh }`.
+ */
+export async function testKey(curve, label) {
+  const seed = createHash("sha256").update(`taquito-25/${curve}/${label}`).digest();
+  const sk = b58Encode(new Uint8Array(seed), SECRET_PREFIX[curve]);
+  return { sk, pkh: await new InMemorySigner(sk).publicKeyHash() };
+}
+
+/** Sends `mutez` from `from` (a toolkit) to `to` and waits for one confirmation. */
+export async function fund(from, to, mutez) {
+  const op = await from.contract.transfer({ to, amount: mutez, mutez: true });
+  await op.confirmation(1);
+  return op;
+}
+
+/** The mutez balance of `address` as a bigint. */
+export async function balanceOf(tezos, address) {
+  return BigInt((await tezos.tz.getBalance(address)).toFixed());
+}
+
+/** Sum of the fees of an operation's contents (from the preapply results Taquito keeps). */
+export function feesOf(op) {
+  return op.results.reduce((sum, content) => sum + BigInt(content.fee ?? 0), 0n);
+}
+
+/**
+ * Runs `body` but fails after `ms` milliseconds, naming `what`. An HTTP error from Taquito gets
+ * the request's URL and the node's answer in its message, so a failure says which RPC was wrong.
+ */
+export function bounded(what, body, ms = 120_000) {
+  return async (context) => {
+    let timer;
+    const limit = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([body(context), limit]);
+    } catch (error) {
+      if (error && typeof error.url === "string") {
+        const body = String(error.body ?? "").trim().slice(0, 2000);
+        const message = String(error.message).trim();
+        throw new Error(`${message}${message.includes(body) ? "" : ` ${body}`} (from ${error.url})`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Transfers with Taquito 25's contract API: confirmation, exact balances, reveals. Taquito 25
+ * adds a reveal to a new account's batch with a fixed gas limit (633 for tz1) and forges it with
+ * a trailing `00` (the later protocols' proof flag); the node accepts both (see
+ * docs/protocol-differences.md).
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { ALLOCATION_BURN, BOOTSTRAP, balanceOf, bounded, feesOf, fund, testKey, toolkit } from "./support/sandbox.mjs";
+
+const test = suite("Taquito 25 transfers");
+const funder = BOOTSTRAP[0];
+
+test("a transfer to a new tz1 account is confirmed in the block that carries it", bounded("transfer", async () => {
+  const tezos = await toolkit(funder.sk);
+  const { pkh } = await testKey("ed25519", "transfer destination");
+  const op = await tezos.contract.transfer({ to: pkh, amount: 12.5 });
+  assert.is(op.status, "applied");
+  const level = await op.confirmation(1);
+  assert.is(op.includedInBlock, level);
+  const block = await tezos.rpc.getBlock({ block: String(level) });
+  assert.ok(block.operations[3].some((o) => o.hash === op.hash), `${op.hash} is not in block ${level}`);
+  assert.is(await balanceOf(tezos, pkh), 12_500_000n);
+}));
+
+test("a new unrevealed account's first transfer carries its reveal in the same operation", bounded("reveal+transfer", async () => {
+  const bank = await toolkit(funder.sk);
+  const sender = await testKey("ed25519", "unrevealed sender");
+  const receiver = await testKey("ed25519", "unrevealed sender's receiver");
+  await fund(bank, sender.pkh, 10_000_000);
+  assert.is(await bank.rpc.getManagerKey(sender.pkh), null);
+
+  const tezos = await toolkit(sender.sk);
+  const op = await tezos.contract.transfer({ to: receiver.pkh, amount: 1 });
+  assert.equal(op.results.map((c) => c.kind), ["reveal", "transaction"]);
+  assert.is(op.revealStatus, "applied");
+  await op.confirmation(1);
+
+  assert.is(await bank.rpc.getManagerKey(sender.pkh), await tezos.signer.publicKey());
+  assert.is(await balanceOf(bank, receiver.pkh), 1_000_000n);
+  const spent = 1_000_000n + feesOf(op) + BigInt(ALLOCATION_BURN);
+  assert.is(await balanceOf(bank, sender.pkh), 10_000_000n - spent);
+}));
+
+test("a tz1 account revealed with contract.reveal then transfers", bounded("reveal, then transfer", async () => {
+  const bank = await toolkit(funder.sk);
+  const sender = await testKey("ed25519", "explicit reveal sender");
+  await fund(bank, sender.pkh, 10_000_000);
+  const tezos = await toolkit(sender.sk);
+
+  const reveal = await tezos.contract.reveal({});
+  await reveal.confirmation(1);
+  assert.is(reveal.status, "applied");
+  assert.is(await bank.rpc.getManagerKey(sender.pkh), await tezos.signer.publicKey());
+
+  const op = await tezos.contract.transfer({ to: funder.pkh, amount: 3 });
+  assert.equal(op.results.map((c) => c.kind), ["transaction"]);
+  await op.confirmation(1);
+  assert.is(await balanceOf(bank, sender.pkh), 10_000_000n - 3_000_000n - feesOf(reveal) - feesOf(op));
+}));
+
+test.run();
