@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { PollingSubscribeProvider, TezosToolkit } from "@taquito/taquito";
 import { InMemorySigner } from "@taquito/signer";
 import { b58cencode, prefix, Prefix } from "@taquito/utils";
-import { startNode } from "./node.mjs";
+import { startNode } from "../../taquito-common/node.mjs";
 
 /** Hangzhou's protocol hash, as the node reports it in `head/protocols`. */
 export const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
