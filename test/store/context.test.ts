@@ -278,4 +278,16 @@ test("bad input is refused with TypeError or RangeError", () => {
   assert.is(checkout(ctx.store, new Uint8Array(32)), undefined);
 });
 
+test("dirHash() identifies a directory by its content, wherever it sits", () => {
+  let ctx = emptyContext(new MemoryStore());
+  ctx = ctx.set(["a", "x"], new Uint8Array([1])).set(["a", "y", "z"], new Uint8Array([2]));
+  ctx = ctx.set(["b", "x"], new Uint8Array([1])).set(["b", "y", "z"], new Uint8Array([2]));
+  ctx = ctx.set(["c", "x"], new Uint8Array([3]));
+  assert.equal([...ctx.dirHash(["a"])!], [...ctx.dirHash(["b"])!]);
+  assert.not.equal([...ctx.dirHash(["a"])!], [...ctx.dirHash(["c"])!]);
+  assert.is(ctx.dirHash(["a", "x"]), undefined, "a leaf has no directory hash");
+  assert.is(ctx.dirHash(["nothing"]), undefined);
+  assert.equal([...ctx.dirHash([])!], [...ctx.treeHash()]);
+});
+
 test.run();

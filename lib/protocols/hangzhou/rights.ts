@@ -32,6 +32,8 @@ export interface RollSnapshot {
   readonly bound: number;
   /** The delegate (public key) owning `roll` in the snapshot, `undefined` for a free roll. */
   owner(roll: number): PublicKey | undefined;
+  /** An identity of the snapshot's content, when known: rights drawn from it are then remembered. */
+  readonly id?: string;
 }
 
 /** Where rights find a cycle's seed and roll snapshot; each throws the domain error when it has none. */
@@ -197,6 +199,9 @@ export function endorsementRights(src: RightsSource, level: Level, endorsersPerB
   const state = levelRandom(src.seed(level.cycle), "endorsement", level.cycle_position);
   const key = hexOf(state);
   const snapshot = src.snapshot(level.cycle);
+  const memoKey = snapshot.id === undefined ? undefined : `${key}:${snapshot.bound}:${snapshot.id}:${endorsersPerBlock}`;
+  const memo = memoKey === undefined ? undefined : rightsCache.get(memoKey);
+  if (memo !== undefined) return copyRights(memo);
   const byPkh = new Map<string, EndorsementSlots & { hash: PublicKeyHash }>();
   for (let slot = 0; slot < endorsersPerBlock; slot++) {
     const pk = ownerFromLevelRandom(state, snapshot, slot, key);
@@ -206,7 +211,20 @@ export function endorsementRights(src: RightsSource, level: Level, endorsersPerB
     else e.slots.push(slot);
   }
   const sorted = [...byPkh.entries()].sort((a, b) => comparePublicKeyHashes(b[1].hash, a[1].hash));
-  return new Map(sorted.map(([k, v]) => [k, { publicKey: v.publicKey, slots: v.slots }]));
+  const rights = new Map(sorted.map(([k, v]) => [k, { publicKey: v.publicKey, slots: v.slots }]));
+  if (memoKey !== undefined) {
+    if (rightsCache.size >= RIGHTS_CACHE_SIZE) rightsCache.delete(rightsCache.keys().next().value!);
+    rightsCache.set(memoKey, copyRights(rights));
+  }
+  return rights;
+}
+
+/** Endorsement rights by (level random state, bound, snapshot identity, slots): every block asks four times. */
+const RIGHTS_CACHE_SIZE = 256;
+const rightsCache = new Map<string, Map<string, EndorsementSlots>>();
+
+function copyRights(rights: ReadonlyMap<string, EndorsementSlots>): Map<string, EndorsementSlots> {
+  return new Map([...rights].map(([k, v]) => [k, { publicKey: v.publicKey, slots: [...v.slots] }]));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -156,6 +156,17 @@ export class Context {
     else yield [[], this.#leafBytes(child)];
   }
 
+  /**
+   * BLAKE2b-256 of the directory at `path` (its content's identity: equal contents, equal hash),
+   * or `undefined` when there is no directory there. Cheap for stored directories.
+   */
+  dirHash(path: ContextPath): Uint8Array | undefined {
+    checkPath(path, "Context.dirHash");
+    if (path.length === 0) return this.treeHash();
+    const c = this.#find(path);
+    return c === undefined || c.kind !== DIR ? undefined : refHash(c.ref).slice();
+  }
+
   /** BLAKE2b-256 of the root directory node (what a commit of this context points to). */
   treeHash(): Uint8Array {
     return refHash(this.root).slice();

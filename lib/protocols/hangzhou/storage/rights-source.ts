@@ -18,6 +18,7 @@ import type { ProtoContext } from "./proto-context.ts";
 import { decodePublicKey, rollSnapshotPath } from "./layout.ts";
 import { lastRollForSnapshot, snapshotExists, snapshotForCycle } from "./roll.ts";
 import { seedForCycle } from "./seed.ts";
+import { toHex as hexOf } from "../../../encoding/hex.ts";
 
 /**
  * The selected snapshot of `cycle` as the draw reads it. Errors in Octez's order: a missing
@@ -30,8 +31,10 @@ export function cycleRollSnapshot(pc: ProtoContext, cycle: number): RollSnapshot
   if (!snapshotExists(pc, cycle, index)) throw noRollSnapshotForCycle.error({ cycle });
   const context = pc.context;
   const owners = new Map<number, PublicKey | undefined>();
+  const dir = context.dirHash(rollSnapshotPath(cycle, index));
   return {
     bound,
+    id: dir === undefined ? undefined : hexOf(dir),
     owner(roll: number): PublicKey | undefined {
       if (owners.has(roll)) return owners.get(roll);
       // Read from the context the snapshot was taken from, even if `pc` moves on.
