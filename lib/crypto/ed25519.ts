@@ -147,6 +147,20 @@ function importVerifyKey(publicKey: Uint8Array): Promise<CryptoKey> {
 }
 
 /**
+ * Verifies an Ed25519 signature synchronously with noble, under the same rule as
+ * {@link ed25519Verify} (for callers that cannot await, e.g. Michelson's `CHECK_SIGNATURE`).
+ * Returns `false` for any signature the rule refuses; throws only on arguments of the wrong type or length.
+ */
+export function ed25519VerifySync(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  bytes("publicKey", publicKey, 32);
+  bytes("signature", signature, 64);
+  if (!(message instanceof Uint8Array)) throw new TypeError("message must be a Uint8Array");
+  if (!isCanonicalEd25519Encoding(publicKey) || !isCanonicalEd25519Encoding(signature.subarray(0, 32))) return false;
+  if (!scalarBelowL(signature.subarray(32, 64))) return false;
+  return equationHolds(publicKey, message, signature);
+}
+
+/**
  * Verifies an Ed25519 signature of `message` (the raw message, for Tezos the 32-byte digest of
  * watermark ‖ bytes) under Octez's rule (see the module doc). Resolves to `false` for any
  * signature the rule refuses; rejects only on arguments of the wrong type or length.
