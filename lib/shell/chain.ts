@@ -5,7 +5,7 @@
  * store write, and only then tells the watchers.
  * @module
  */
-import { B58, b58encode } from "../encoding/base58.ts";
+import { B58, b58decode, b58encode } from "../encoding/base58.ts";
 import { rawBlockHeader, type RawBlockHeader } from "../encoding/block-header.ts";
 import { decodeBinary, type Json } from "../encoding/codec.ts";
 import { compareFitness } from "../encoding/fitness.ts";
@@ -61,11 +61,15 @@ export class Chain {
   /** Each newly stored valid block, head or not. */
   readonly validBlocks = new Watcher<Block>();
   private headBlock: Block;
+  /** Valid blocks without a stored successor (Octez `known_heads`), by hash. */
+  private knownHeadSet: Set<string>;
   private readonly cache = new Map<string, Block>();
   private readonly opHashes = new Map<string, string[][]>();
 
   private constructor(store: BlockStore, chainId: string, genesis: Block, head: Block, historyMode: HistoryMode) {
     this.store = store;
+    const heads = store.chainData("known_heads");
+    this.knownHeadSet = heads === undefined ? new Set([head.hash]) : decodeHashes(heads);
     this.chainId = chainId;
     this.genesis = genesis;
     this.headBlock = head;
@@ -111,6 +115,12 @@ export class Chain {
   /** The current head. */
   get head(): Block {
     return this.headBlock;
+  }
+
+  /** Every valid block without a stored successor, by decreasing fitness (the head first). */
+  knownHeads(): Block[] {
+    const blocks = [...this.knownHeadSet].flatMap((h) => this.block(h) ?? []);
+    return blocks.sort((a, b) => (a.hash === this.headBlock.hash ? -1 : b.hash === this.headBlock.hash ? 1 : compareFitness(b.header.fitness, a.header.fitness)));
   }
 
   /** A stored block by hash. */
@@ -201,6 +211,11 @@ export class Chain {
     const ops: WriteOp[] = [...block.contextOps, ...this.store.putBlock(b.hash, b.bytes, block.operations, b.info)];
     const wins = compareFitness(b.header.fitness, this.headBlock.header.fitness) > 0;
     if (wins) ops.push(...this.headMove(b));
+    const heads = new Set(this.knownHeadSet);
+    heads.delete(b.header.predecessor);
+    heads.add(b.hash);
+    ops.push(this.store.putChainData("known_heads", encodeHashes(heads)));
+    this.knownHeadSet = heads;
     await this.store.kv.write(ops);
     this.remember(b);
     if (wins) this.headBlock = b;
@@ -251,6 +266,19 @@ export class Chain {
     this.heads.close();
     this.validBlocks.close();
   }
+}
+
+function encodeHashes(hashes: Set<string>): Uint8Array {
+  const out = new Uint8Array(32 * hashes.size);
+  let i = 0;
+  for (const h of hashes) out.set(b58decode(B58.blockHash, h), 32 * i++);
+  return out;
+}
+
+function decodeHashes(bytes: Uint8Array): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i + 32 <= bytes.length; i += 32) out.add(b58encode(B58.blockHash, bytes.subarray(i, i + 32)));
+  return out;
 }
 
 function readBlock(store: BlockStore, hash: string): Block | undefined {

@@ -53,7 +53,7 @@ export interface InvalidBlock {
 const invalidBlockCodec = obj(req("block", blockHashCodec), req("level", int32), req("errors", stringCodec));
 
 /** Per-chain data names in the `chainData` table. */
-export type ChainDataName = "head" | "checkpoint" | "savepoint" | "caboose" | "history_mode";
+export type ChainDataName = "head" | "checkpoint" | "savepoint" | "caboose" | "history_mode" | "known_heads";
 
 const rawHash = (h: string) => b58decode(B58.blockHash, h);
 

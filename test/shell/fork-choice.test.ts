@@ -56,6 +56,19 @@ test("the checkpoint follows the head's last allowed fork level, the first level
   assert.is(cp.hash, h.chain.blockAtLevel(9)?.hash);
 });
 
+test("every branch tip is a known head, the head first then by decreasing fitness; a tip that gets a successor is no longer one", async () => {
+  const h = await hangzhouChain();
+  await h.bake();
+  const base = h.chain.head;
+  const a3 = await h.bake();
+  const a4 = await h.bake();
+  const b3 = await h.validator.inject(...spread(await h.build({ on: base, priority: 1 })));
+  assert.equal(h.chain.knownHeads().map((b) => b.hash), [a4, b3]);
+  const b4 = await h.validator.inject(...spread(await h.build({ on: h.chain.block(b3)! })));
+  assert.equal(h.chain.knownHeads().map((b) => b.hash), [a4, b4], "b3 has a successor now; equal fitness keeps a4 as head");
+  assert.ok(!h.chain.knownHeads().some((b) => b.hash === a3));
+});
+
 function spread(b: { bytes: Uint8Array; operations: Uint8Array[][] }): [Uint8Array, Uint8Array[][]] {
   return [b.bytes, b.operations];
 }

@@ -84,7 +84,7 @@ export function chainServices(shell: ShellView): Directory<void> {
         let starts: Block[];
         if (q.head.length > 0) starts = q.head.flatMap((h) => chain.block(h) ?? []);
         else {
-          starts = [chain.head];
+          starts = chain.knownHeads();
           if (q.min_date !== undefined) starts = starts.filter((b) => b.header.timestamp >= q.min_date!);
         }
         return listBlocks(chain, starts, q.length ?? 1);
