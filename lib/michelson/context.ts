@@ -50,6 +50,10 @@ export interface ScriptContext {
   bigMapTypes(id: bigint): { readonly keyTy: Ty; readonly valueTy: Ty } | undefined;
   /** The value bound to the key with script expression hash `keyHash` (32 bytes) in big map `id` (Optimized Micheline), or `undefined`. */
   bigMapGet(id: bigint, keyHash: Uint8Array): Micheline | undefined;
+  /** Whether big map `id` binds the key with script expression hash `keyHash` (cheaper than a get, as Octez's `Big_map.mem`). */
+  bigMapMem(id: bigint, keyHash: Uint8Array): boolean;
+  /** Code and storage (Micheline, as stored) of an originated contract, for `VIEW`; `undefined` when there is none. */
+  contractScript(kt1: string): { readonly code: Micheline; readonly storage: Micheline } | undefined;
   /** The registered global constant with this `expr…` hash, or `undefined`. */
   globalConstant(hash: string): Micheline | undefined;
   /** Rolls of a delegate's stake (`VOTING_POWER`); 0 for a key hash that is not a delegate. */

@@ -136,13 +136,13 @@ export type MSet = MMap;
 
 /**
  * A big map value (Octez `big_map`): an id in the context (or none for a map built in this run),
- * the changes not yet written (`null` = removal) and its key and value types.
+ * the changes not yet written and its key and value types.
  */
 export interface BigMap {
   readonly bigMap: true;
   /** Id in the context (may be a negative temporary id), or `undefined` for a fresh map. */
   readonly id: bigint | undefined;
-  /** Pending changes by key: the new value, or `null` for a removal. */
+  /** Pending changes by key: `{ some: v }` binds `v`, `null` removes the key (values are {@link Some} so a `unit` or `None` value is not a removal). */
   readonly diff: MMap;
   readonly keyTy: Ty;
   readonly valueTy: Ty;

@@ -1,12 +1,11 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { Origination, RegisterGlobalConstant, Reveal, Transaction } from "../../lib/encoding/hangzhou/operation.ts";
+import type { Reveal, Transaction } from "../../lib/encoding/hangzhou/operation.ts";
 import { TezosError } from "../../lib/errors/registry.ts";
 import {
   findManagerKey,
   getBalance,
   getCounter,
-  listContracts,
 } from "../../lib/protocols/hangzhou/storage/contract.ts";
 import { formatPublicKey } from "../../lib/crypto/keys.ts";
 import { hangzhouChain } from "./chain-fixture.ts";
@@ -244,26 +243,6 @@ E("an implicit account takes only Unit on its default entrypoint", async () => {
   assert.equal(resultOf(named, 0).errors, [{ kind: "permanent", id: P + "michelson_v1.no_such_entrypoint", entrypoint: "do" }]);
   const value = await applyOn(h, pc, await forge(b2.sk, branch, [tx(b2.pkh, 2n, b3.pkh, TEZ, { parameters: { entrypoint: "default", value: { int: "1" } } })]));
   assert.equal(resultOf(value, 0).errors, [{ kind: "permanent", id: P + "michelson_v1.bad_contract_parameter", contract: b3.pkh }]);
-});
-
-E("what needs Michelson fails with a clear error: contract calls, originations, global constants", async () => {
-  const h = await chainAt3();
-  const branch = h.chain.head.hash;
-  const pc = h.protoAt(h.chain.head);
-  const kt1 = listContracts(pc).find((c) => c.startsWith("KT1"))!;
-  const script = { code: [{ prim: "parameter", args: [{ prim: "unit" }] }, { prim: "storage", args: [{ prim: "unit" }] }, { prim: "code", args: [[{ prim: "CDR" }, { prim: "NIL", args: [{ prim: "operation" }] }, { prim: "PAIR" }]] }], storage: { prim: "Unit" } };
-  const results = [
-    await applyOn(h, pc, await forge(b2.sk, branch, [tx(b2.pkh, 1n, kt1, TEZ)])),
-    await applyOn(h, pc, await forge(b2.sk, branch, [manager<Origination>({ kind: "origination", source: b2.pkh, counter: 2n, balance: 0n, script })])),
-    await applyOn(h, pc, await forge(b2.sk, branch, [manager<RegisterGlobalConstant>({ kind: "register_global_constant", source: b2.pkh, counter: 3n, value: { int: "1" } })])),
-  ];
-  for (const r of results) {
-    const [error] = resultOf(r, 0).errors;
-    assert.is(resultOf(r, 0).status, "failed");
-    assert.is(error.id, "failure");
-    assert.match(error.msg, /not supported by this node yet/);
-  }
-  assert.is(getCounter(pc, b2.pkh), 3n);
 });
 
 E.run();

@@ -76,6 +76,8 @@ export function testContext(opts: { bigMaps?: Map<bigint, { keyTy: Ty; valueTy: 
     contractParameterType: (kt1) => contracts.get(kt1),
     bigMapTypes: (id) => bigMaps.get(id),
     bigMapGet: () => undefined,
+    bigMapMem: () => false,
+    contractScript: () => undefined,
     globalConstant: () => undefined,
     votingPower: () => 0n,
     totalVotingPower: () => 0n,

@@ -475,7 +475,7 @@ class DataParser {
       id = BigInt((n as { int: string }).int);
       diff = emptyMap(kt);
     } else if (Array.isArray(n)) {
-      diff = this.traced(t, n, () => TreeMap.fromSorted(kt, this.items(t, n, kt, vt, depth, (v) => v, true)));
+      diff = this.traced(t, n, () => TreeMap.fromSorted(kt, this.items(t, n, kt, vt, depth, (v) => ({ some: v }), true)));
     } else if (p !== undefined && p.prim === "Pair" && p.args?.length === 2 && "int" in (p.args[0] as object) && Array.isArray(p.args[1])) {
       errorUnexpectedAnnot(loc, p.annots);
       const idNode = p.args[0]!;
@@ -483,7 +483,7 @@ class DataParser {
       idLoc = this.loc(idNode);
       const optTy: Ty = { prim: "option", args: [vt] };
       const entries = this.traced(t, n, () => this.items(t, p.args![1]!, kt, optTy, depth, (v) => v, true));
-      diff = TreeMap.fromSorted(kt, entries.map(([k, v]) => [k, v === null ? null : (v as { some: Value }).some] as const));
+      diff = TreeMap.fromSorted(kt, entries);
     } else {
       return this.traced(t, n, () => {
         if (p !== undefined && p.prim === "Pair") {

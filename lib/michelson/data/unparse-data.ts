@@ -169,10 +169,10 @@ export function unparseData(t: Ty, v: Value, mode: UnparsingMode, opts: UnparseD
         const entries = [...bm.diff.entries()].sort((a, b) => compareValues(kt, a[0], b[0]));
         if (bm.id !== undefined) {
           if (bm.diff.size === 0) return { int: bm.id.toString() };
-          const items = entries.map(([k, x]) => prim("Elt", [go(kt, k, depth + 1), x === null ? prim("None") : prim("Some", [go(vt, x, depth + 2)])]));
+          const items = entries.map(([k, x]) => prim("Elt", [go(kt, k, depth + 1), x === null ? prim("None") : prim("Some", [go(vt, (x as Some).some, depth + 2)])]));
           return prim("Pair", [{ int: bm.id.toString() }, items]);
         }
-        return entries.filter(([, x]) => x !== null).map(([k, x]) => prim("Elt", [go(kt, k, depth + 1), go(vt, x, depth + 2)]));
+        return entries.filter(([, x]) => x !== null).map(([k, x]) => prim("Elt", [go(kt, k, depth + 1), go(vt, (x as Some).some, depth + 2)]));
       }
       case "lambda":
         return code((v as Lambda).code, depth + 1);

@@ -1,8 +1,9 @@
 /**
  * Hangzhou's manager operations (Octez `apply.ml`: `precheck_manager_contents`,
  * `check_manager_signature`, `apply_manager_contents_list`, `apply_manager_operation_content`;
- * `fees_storage.ml`): reveals, transactions, delegations, and (until the Michelson interpreter
- * lands) failed originations, global constant registrations and calls to originated contracts.
+ * `fees_storage.ml`): the batch, its precheck and signature; the contents themselves (reveals,
+ * transactions, originations, delegations, global constants, and the internal operations
+ * scripts emit) are applied by `./content.ts`.
  *
  * An operation is a batch of contents from one source, applied in two stages:
  * 1. **Precheck**, every content in order: its gas limit is taken from the block
@@ -17,27 +18,26 @@
  *    (`operation.inconsistent_sources`, `contract.unrevealed_key`, `operation.missing_signature`,
  *    `operation.invalid_signature`). Any precheck error makes the whole operation fail (refused in
  *    the mempool, an invalid block) and leaves the state untouched.
- * 2. **Application**, content by content with its own gas limit, each followed by the storage
- *    burn (`storage_exhausted.operation`, `contract.cannot_pay_storage_fee`). A failing content is
+ * 2. **Application**, content by content with its own gas limit, then the internal operations
+ *    it emitted (depth first), then the storage burn (`storage_exhausted.operation`, `contract.cannot_pay_storage_fee`). A failing content is
  *    `failed` with its errors, the later ones `skipped` (a skipped reveal shows as applied with no
  *    gas, as in Octez), the earlier applied ones `backtracked` (applied reveals stay applied), and
  *    the state goes back to what the precheck left: fees and counters stay.
  *
  * Each content's receipt carries the fee moves `[source −fee, fees(baker, cycle) +fee]`, its
- * result and no internal operation results (no scripts run yet).
+ * result and its internal operations' results. After a batch that applied, the temporary big
+ * maps are removed (`cleanup_temporaries`).
  * @module
  */
-import { B58, b58decode } from "../../../encoding/base58.ts";
+import { B58, b58decode, b58encode } from "../../../encoding/base58.ts";
 import { encodeBinary } from "../../../encoding/codec.ts";
-import { string } from "../../../encoding/bytes.ts";
-import { contractId } from "../../../encoding/hangzhou/basic.ts";
 import {
   decodeInjectedOperation,
+  type InternalManagerOperation,
   operationContents,
   type ManagerOperation,
   type OperationContents,
   type Reveal,
-  type Transaction,
   unsignedOperation,
 } from "../../../encoding/hangzhou/operation.ts";
 import { expression } from "../../../encoding/hangzhou/script.ts";
@@ -47,22 +47,18 @@ import {
   type AnyManagerOperationResult,
   consumedGas,
   type GasConsumption,
+  type InternalOperationResult,
   type ManagerKind,
-  type TransactionSuccess,
 } from "../../../encoding/hangzhou/receipts/operation-results.ts";
 import { signatureBytes } from "../../../encoding/keys.ts";
 import type { Micheline } from "../../../encoding/micheline.ts";
-import { obj, req } from "../../../encoding/object.ts";
 import { parsePublicKey, publicKeyEquals, type PublicKey } from "../../../crypto/keys.ts";
 import { verify } from "../../../crypto/sign.ts";
 import { genericWatermark } from "../../../crypto/watermark.ts";
-import { type ErrorDefinition, failure, TezosError } from "../../../errors/mod.ts";
+import { failure, TezosError } from "../../../errors/mod.ts";
 import type { ShellOperation } from "../../../shell/protocol.ts";
-import { protoError } from "../proto-error.ts";
 import {
-  allocated,
   checkCounterIncrement,
-  credit,
   findManagerKey,
   getManagerKey,
   incrementCounter,
@@ -70,83 +66,29 @@ import {
   revealManagerKey,
   spend,
 } from "../storage/contract.ts";
-import { setDelegate } from "../storage/delegation.ts";
-import { isImplicit } from "../storage/layout.ts";
-import { operationQuotaExceeded, type ProtoContext } from "../storage/proto-context.ts";
+import { cleanupTemporaries } from "../storage/lazy-storage-diff.ts";
+import type { ProtoContext } from "../storage/proto-context.ts";
 import { tezMul } from "../storage/tez.ts";
+import { applyInternalOperations, applyOperationContent, type PendingOperation, type StorageAccount } from "./content.ts";
 import { invalidSignature, missingSignature } from "./errors.ts";
-import { deserializationCost, IMPLICIT_SCRIPT_LOOKUP_COST, MANAGER_OPERATION_COST, REVEAL_COST } from "./gas.ts";
+import { deserializationCost } from "./gas.ts";
+import {
+  cannotPayStorageFee,
+  gasQuotaExceededInitDeserialize,
+  inconsistentSources,
+  storageExhausted,
+  storageLimitTooHigh,
+} from "./manager-errors.ts";
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** `storage_limit_too_high` (permanent): a storage limit outside [0, hard_storage_limit_per_operation]. */
-export const storageLimitTooHigh: ErrorDefinition = protoError({
-  id: "storage_limit_too_high",
-  kind: "permanent",
-  title: "Storage limit out of protocol hard bounds",
-  description: "A transaction tried to exceed the hard limit on storage",
-});
-
-/** `storage_exhausted.operation` (temporary): a content used more storage than its limit. */
-export const storageExhausted: ErrorDefinition = protoError({
-  id: "storage_exhausted.operation",
-  kind: "temporary",
-  title: "Storage quota exceeded for the operation",
-  description: "A script or one of its callee wrote more bytes than the operation said it would",
-});
-
-/** `contract.cannot_pay_storage_fee` (temporary): the payer cannot pay the storage burn. */
-export const cannotPayStorageFee: ErrorDefinition = protoError({
-  id: "contract.cannot_pay_storage_fee",
-  kind: "temporary",
-  title: "Cannot pay storage fee",
-  description: "The storage fee is higher than the contract balance",
-});
-
-/** `operation.inconsistent_sources` (permanent): a batch whose contents have different sources. */
-export const inconsistentSources: ErrorDefinition = protoError({
-  id: "operation.inconsistent_sources",
-  kind: "permanent",
-  title: "Inconsistent sources in operation pack",
-  description: "The operation pack includes operations from different sources.",
-});
-
-/** `gas_exhausted.init_deserialize` (permanent): the gas limit does not cover deserialising the content's scripts. */
-export const gasQuotaExceededInitDeserialize: ErrorDefinition = protoError({
-  id: "gas_exhausted.init_deserialize",
-  kind: "permanent",
-  title: "Not enough gas for initial deserialization of script expressions",
-  description:
-    "Gas limit was not high enough to deserialize the transaction parameters or origination script code or initial storage, making the operation impossible to parse within the provided gas bounds.",
-});
-
-/** `michelson_v1.no_such_entrypoint` {entrypoint} (permanent): an entrypoint other than `default` to an implicit account. */
-export const noSuchEntrypoint: ErrorDefinition<{ entrypoint: string }> = protoError({
-  id: "michelson_v1.no_such_entrypoint",
-  kind: "permanent",
-  title: "No such entrypoint (type error)",
-  description: "An entrypoint was not found when calling a contract.",
-  fields: obj(req("entrypoint", string)),
-});
-
-/** `michelson_v1.bad_contract_parameter` {contract} (permanent): a parameter other than `Unit` to an implicit account. */
-export const badContractParameter: ErrorDefinition<{ contract: string }> = protoError({
-  id: "michelson_v1.bad_contract_parameter",
-  kind: "permanent",
-  title: "Contract supplied an invalid parameter",
-  description:
-    "Either no parameter was supplied to a contract with a non-unit parameter type, a non-unit parameter was passed to an account, or a parameter was supplied of the wrong type",
-  fields: obj(req("contract", contractId)),
-});
-
-/**
- * The error of what needs the Michelson interpreter, which this node does not have yet: calls to
- * originated contracts, originations and global constants. The one place to replace when it lands.
- */
-export function notSupportedYet(what: string): TezosError {
-  return failure.error({ msg: `${what} is not supported by this node yet (the Michelson interpreter is not implemented)` });
-}
+export {
+  badContractParameter,
+  cannotPayStorageFee,
+  gasQuotaExceededInitDeserialize,
+  inconsistentSources,
+  noSuchEntrypoint,
+  storageExhausted,
+  storageLimitTooHigh,
+} from "./manager-errors.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Entry point
@@ -178,7 +120,7 @@ export async function applyManagerOperation(
   return pc.atomically(() => {
     for (const c of batch) precheckManagerContent(pc, c);
     if (check) checkManagerSignature(pc, batch, signature, signed);
-    return applyManagerContentsList(pc, baker, batch);
+    return applyManagerContentsList(pc, chainId, baker, batch);
   });
 }
 
@@ -344,20 +286,8 @@ function checkManagerSignature(
 // ---------------------------------------------------------------------------------------------
 // Application
 
-/** Storage paid by the content being applied (Octez's `storage_space_to_pay` and allocated contracts count). */
-interface StorageAccount {
-  spaceToPay: bigint;
-  allocatedContracts: bigint;
-}
-
 /** What a content's application gives before its status is known. */
 type Success = GasConsumption & Record<string, unknown>;
-
-/** `Fees.origination_burn`: counts one allocation; the burn it implies (origination_size × cost_per_byte). */
-function originationBurn(pc: ProtoContext, storage: StorageAccount): bigint {
-  storage.allocatedContracts += 1n;
-  return tezMul(pc.constants.cost_per_byte, BigInt(pc.constants.origination_size));
-}
 
 /**
  * `Fees.burn_storage_fees`: the bytes paid and the allocations must fit in the storage limit
@@ -366,6 +296,8 @@ function originationBurn(pc: ProtoContext, storage: StorageAccount): bigint {
  */
 function burnStorageFees(pc: ProtoContext, storageLimit: bigint, payer: string, storage: StorageAccount): void {
   const consumed = storage.spaceToPay + storage.allocatedContracts * BigInt(pc.constants.origination_size);
+  storage.spaceToPay = 0n;
+  storage.allocatedContracts = 0n;
   if (storageLimit - consumed < 0n) throw storageExhausted.error();
   const toBurn = tezMul(pc.constants.cost_per_byte, consumed);
   if (toBurn === 0n) return;
@@ -377,85 +309,58 @@ function burnStorageFees(pc: ProtoContext, storageLimit: bigint, payer: string, 
   }
 }
 
-function debit(contract: string, amount: bigint): BalanceUpdate {
-  return { kind: "contract", contract, change: -amount, origin: "block" };
-}
-
-function creditUpdate(contract: string, amount: bigint): BalanceUpdate {
-  return { kind: "contract", contract, change: amount, origin: "block" };
-}
-
-function isUnit(v: Micheline): boolean {
-  if (Array.isArray(v)) return false;
-  const p = v as { prim?: string; args?: readonly unknown[] };
-  return p.prim === "Unit" && (p.args === undefined || p.args.length === 0);
-}
-
-/** A transaction's success fields (`Transaction_result`), without gas. */
-function applyTransaction(pc: ProtoContext, c: Transaction, storage: StorageAccount): Omit<TransactionSuccess, keyof GasConsumption> {
-  const { source, destination, amount } = c;
-  spend(pc, source, amount);
-  let allocatedDestination = false;
-  const burns: BalanceUpdate[] = [];
-  if (isImplicit(destination) && !allocated(pc, destination)) {
-    burns.push(debit(source, originationBurn(pc, storage)));
-    allocatedDestination = true;
-  }
-  credit(pc, destination, amount);
-  if (!isImplicit(destination)) throw notSupportedYet("Calling a smart contract");
-  pc.consumeGas(IMPLICIT_SCRIPT_LOOKUP_COST);
-  const entrypoint = c.parameters?.entrypoint ?? "default";
-  if (entrypoint !== "default") throw noSuchEntrypoint.error({ entrypoint });
-  if (c.parameters !== undefined && !isUnit(c.parameters.value)) throw badContractParameter.error({ contract: destination });
-  return {
-    balance_updates: [...cleanupBalanceUpdates([debit(source, amount), creditUpdate(destination, amount)]), ...burns],
-    originated_contracts: [],
-    storage_size: 0n,
-    paid_storage_size_diff: 0n,
-    allocated_destination_contract: allocatedDestination,
-  };
-}
-
-/** `apply_manager_operation_content` of a top-level content: its success fields, gas included. */
-function applyContent(pc: ProtoContext, c: ManagerOperation, storage: StorageAccount): Success {
-  const before = pc.remainingOperationGas;
-  pc.consumeGas(c.kind === "reveal" ? REVEAL_COST : MANAGER_OPERATION_COST);
-  let fields: Record<string, unknown> = {};
+/** A top-level content as the operation it applies. */
+function operationOf(c: ManagerOperation): InternalManagerOperation {
   switch (c.kind) {
     case "reveal":
-      break; // the key was revealed by the precheck
+      return { kind: "reveal", public_key: c.public_key };
     case "transaction":
-      fields = applyTransaction(pc, c, storage);
-      break;
-    case "delegation":
-      setDelegate(pc, c.source, c.delegate);
-      break;
+      return c.parameters === undefined
+        ? { kind: "transaction", amount: c.amount, destination: c.destination }
+        : { kind: "transaction", amount: c.amount, destination: c.destination, parameters: c.parameters };
     case "origination":
-      throw notSupportedYet("Originating a contract");
+      return c.delegate === undefined
+        ? { kind: "origination", balance: c.balance, script: c.script }
+        : { kind: "origination", balance: c.balance, delegate: c.delegate, script: c.script };
+    case "delegation":
+      return c.delegate === undefined ? { kind: "delegation" } : { kind: "delegation", delegate: c.delegate };
     case "register_global_constant":
-      throw notSupportedYet("Registering a global constant");
+      return { kind: "register_global_constant", value: c.value };
   }
-  return { ...fields, ...consumedGas(before - pc.remainingOperationGas) };
 }
 
-/** `apply_manager_contents`: the content with its gas limit, then the storage burn. */
-function applyManagerContent(pc: ProtoContext, c: ManagerOperation): { ok: boolean; result: AnyManagerOperationResult } {
+/** One content's outcome: whether the batch goes on, its result and its internal operations' results. */
+interface ContentOutcome {
+  ok: boolean;
+  result: AnyManagerOperationResult;
+  internal: InternalOperationResult[];
+}
+
+/** `apply_manager_contents`: the content with its gas limit, its internal operations, then the storage burn. */
+function applyManagerContent(pc: ProtoContext, chainId: string, c: ManagerOperation): ContentOutcome {
   pc.setGasLimit(c.gas_limit);
   const storage: StorageAccount = { spaceToPay: 0n, allocatedContracts: 0n };
+  const env = { payer: c.source, chainId, storage };
   let success: Success;
+  let emitted: PendingOperation[];
   try {
-    success = applyContent(pc, c, storage);
+    const applied = applyOperationContent(pc, env, { source: c.source, operation: operationOf(c) }, false);
+    success = applied.fields as Success;
+    emitted = applied.emitted;
   } catch (e) {
     if (!(e instanceof TezosError)) throw e;
-    return { ok: false, result: { status: "failed", errors: e.toJson() } };
+    return { ok: false, result: { status: "failed", errors: e.toJson() }, internal: [] };
   }
+  const internal = applyInternalOperations(pc, env, emitted);
+  const applied = { status: "applied", ...success } as AnyManagerOperationResult;
+  if (!internal.ok) return { ok: false, result: applied, internal: internal.results };
   try {
     burnStorageFees(pc, c.storage_limit, c.source, storage);
   } catch (e) {
     if (!(e instanceof TezosError)) throw e;
-    return { ok: false, result: { status: "backtracked", errors: e.toJson(), ...success } as AnyManagerOperationResult };
+    return { ok: false, result: { status: "backtracked", errors: e.toJson(), ...success } as AnyManagerOperationResult, internal: internal.results };
   }
-  return { ok: true, result: { status: "applied", ...success } as AnyManagerOperationResult };
+  return { ok: true, result: applied, internal: internal.results };
 }
 
 /** `skipped_operation_result`: a reveal shows as applied with no gas, the others as skipped. */
@@ -474,30 +379,35 @@ const BACKTRACK: unique symbol = Symbol("backtrack");
 
 /**
  * `apply_manager_contents_list`: applies the contents in order until one fails; on a failure the
- * state goes back to the end of the precheck and the results are marked.
+ * state goes back to the end of the precheck and the results are marked; on success the
+ * temporary big maps are removed.
  */
-function applyManagerContentsList(pc: ProtoContext, baker: string, batch: readonly ManagerOperation[]): ContentsResult[] {
+function applyManagerContentsList(pc: ProtoContext, chainId: Uint8Array, baker: string, batch: readonly ManagerOperation[]): ContentsResult[] {
   const cycle = pc.level.cycle;
-  const results: AnyManagerOperationResult[] = [];
+  const chain = b58encode(B58.chainId, chainId);
+  const outcomes: ContentOutcome[] = [];
   let failed = false;
   try {
     pc.atomically(() => {
       for (const c of batch) {
         if (failed) {
-          results.push(skippedResult(c));
+          outcomes.push({ ok: false, result: skippedResult(c), internal: [] });
           continue;
         }
-        const { ok, result } = applyManagerContent(pc, c);
-        results.push(result);
-        if (!ok) failed = true;
+        const outcome = applyManagerContent(pc, chain, c);
+        outcomes.push(outcome);
+        if (!outcome.ok) failed = true;
       }
       if (failed) throw BACKTRACK;
+      cleanupTemporaries(pc);
     });
   } catch (e) {
     if (e !== BACKTRACK) throw e;
   }
   return batch.map((c, i) => {
-    const result = failed ? markBacktracked(c.kind, results[i]!) : results[i]!;
+    const o = outcomes[i]!;
+    const result = failed ? markBacktracked(c.kind, o.result) : o.result;
+    const internal = failed ? o.internal.map((r) => ({ ...r, result: markBacktracked(r.kind, r.result) })) : o.internal;
     return {
       kind: c.kind,
       balance_updates: cleanupBalanceUpdates([
@@ -505,7 +415,11 @@ function applyManagerContentsList(pc: ProtoContext, baker: string, batch: readon
         { kind: "freezer", category: "fees", delegate: baker, cycle, change: c.fee, origin: "block" },
       ]),
       operation_result: result,
-      internal_operation_results: [],
+      internal_operation_results: internal,
     } as ContentsResult;
   });
+}
+
+function debit(contract: string, amount: bigint): BalanceUpdate {
+  return { kind: "contract", contract, change: -amount, origin: "block" };
 }

@@ -12,9 +12,12 @@
  * - gas: `remainingBlockGas` and the current operation's `remainingOperationGas`, both in
  *   milligas, `unlimitedOperationGas` outside operations (Octez's default after `prepare`).
  *
+ * - scripts: `internalNonce` and `internalNoncesUsed` (Octez never resets them within a block:
+ *   they start at 0 at `prepare`), `temporaryBigMapId` (the next temporary big map id, −1 after
+ *   `prepare` and after each manager operation's cleanup).
+ *
  * What Octez also keeps there and the block application adds when it needs it (not here):
- * included/allowed endorsements, storage space to pay and allocated contracts counters, internal
- * operation nonces, temporary lazy storage ids.
+ * included/allowed endorsements, storage space to pay and allocated contracts counters.
  *
  * Raw accessors mirror Octez's storage semantics: `get` fails on a missing key, `init` on an
  * existing one, `update` and `removeExisting` on a missing one, each with
@@ -113,6 +116,12 @@ export class ProtoContext {
   remainingOperationGas = 0n;
   /** Whether the current code runs without a gas limit (true outside operations). */
   unlimitedOperationGas = true;
+  /** The next internal operation nonce (`fresh_internal_nonce`). */
+  internalNonce = 0;
+  /** Internal nonces already applied (`record_internal_nonce`); shared, copied on write. */
+  internalNoncesUsed: ReadonlySet<number> = new Set();
+  /** The next temporary big map id (`Lazy_storage_kind.Temp_ids`): −1, −2, … */
+  temporaryBigMapId = -1n;
 
   constructor(init: ProtoContextInit) {
     this.context = init.context;
@@ -167,6 +176,9 @@ export class ProtoContext {
     c.remainingBlockGas = this.remainingBlockGas;
     c.remainingOperationGas = this.remainingOperationGas;
     c.unlimitedOperationGas = this.unlimitedOperationGas;
+    c.internalNonce = this.internalNonce;
+    c.internalNoncesUsed = this.internalNoncesUsed;
+    c.temporaryBigMapId = this.temporaryBigMapId;
     return c;
   }
 
@@ -197,6 +209,9 @@ export class ProtoContext {
     this.remainingBlockGas = s.remainingBlockGas;
     this.remainingOperationGas = s.remainingOperationGas;
     this.unlimitedOperationGas = s.unlimitedOperationGas;
+    this.internalNonce = s.internalNonce;
+    this.internalNoncesUsed = s.internalNoncesUsed;
+    this.temporaryBigMapId = s.temporaryBigMapId;
   }
 
   // -------------------------------------------------------------------------------------------

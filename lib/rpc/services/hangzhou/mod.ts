@@ -26,7 +26,10 @@ import type { BlockProtocolRpc, ProtocolLimits } from "../block-protocols.ts";
 import { preapplyBlockService } from "../preapply.ts";
 import { hangzhouOperationRpc } from "./block.ts";
 import { constantsServices } from "./constants.ts";
+import { bigMapsServices } from "./big-maps.ts";
+import { contractScriptsServices } from "./contract-scripts.ts";
 import { contractsServices } from "./contracts.ts";
+import { scriptsServices } from "./scripts.ts";
 import { delegatesServices } from "./delegates.ts";
 import { HANGZHOU_PREFIX_RESOLVERS, hangzhouHelperServices } from "./helpers.ts";
 import { simulationServices } from "./simulation.ts";
@@ -58,6 +61,9 @@ export function hangzhouServices(now: () => number): Directory<BlockCtx> {
   return new Directory<BlockCtx>()
     .merge(constantsServices())
     .merge(contractsServices())
+    .merge(contractScriptsServices())
+    .merge(bigMapsServices())
+    .merge(scriptsServices())
     .merge(delegatesServices())
     .merge(nonceServices())
     .merge(rawJsonServices())
