@@ -108,7 +108,7 @@ function standaloneContext(gas: UnlimitedGas): ScriptContext {
     sender: "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx",
     source: "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx",
     amount: 0n,
-    balance: () => 0n,
+    balanceOf: () => 0n,
     now: 1_600_000_000n,
     level: 1n,
     chainId: "NetXdQprcVkpaWU",

@@ -32,6 +32,7 @@ export function variableList<T>(elem: Codec<T>, options: ListOptions = {}): Code
       return out;
     },
     fromJson(j) {
+      if (isEmptyObject(j)) return []; // BSON's empty array, as ocplib-json-typed reads it
       if (!Array.isArray(j)) throw jsonTypeError("an array", j);
       if (j.length > max) throw new DecodeError(`List longer than ${max} elements`);
       const out: T[] = new Array(j.length);
@@ -75,3 +76,8 @@ export const array: typeof list = list;
 
 /** Same as {@link variableList} (data-encoding `Variable.array`). */
 export const variableArray: typeof variableList = variableList;
+
+/** `{}`: how an empty array comes back from BSON (an empty document carries no type). */
+export function isEmptyObject(j: Json): boolean {
+  return typeof j === "object" && j !== null && !Array.isArray(j) && Object.keys(j).length === 0;
+}

@@ -87,6 +87,7 @@ export function michelineCodec(options: MichelineOptions): MichelineCodec {
       return out;
     }
     if (!isObject(j)) throw jsonTypeError("a Micheline expression", j);
+    if (Object.keys(j).length === 0) return []; // BSON's empty sequence, as ocplib-json-typed reads it
     if (j["int"] !== undefined) {
       const v = j["int"];
       if (typeof v === "string" && INT.test(v)) return { int: BigInt(v).toString() };

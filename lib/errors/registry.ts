@@ -187,6 +187,23 @@ export class ErrorRegistry {
     return this.byId.get(id);
   }
 
+  /**
+   * An error's JSON read back through its definition's fields encoding, as Octez re-reads an
+   * error: restores what a lossy transport changed (BSON gives back an empty array as `{}`).
+   * Unknown ids and fields that do not decode are returned as they are.
+   */
+  normalizeJson(json: Json): Json {
+    if (json === null || typeof json !== "object" || Array.isArray(json)) return json;
+    const def = typeof json["id"] === "string" ? this.byId.get(json["id"]) : undefined;
+    if (def?.fields === undefined) return json;
+    try {
+      const { kind: _kind, id: _id, ...fields } = json;
+      return def.create(def.fields.fromJson(fields)).toJson();
+    } catch {
+      return json;
+    }
+  }
+
   /** Every definition, in registration order. */
   list(): readonly ErrorDefinition<unknown>[] {
     return this.defs;

@@ -2,7 +2,9 @@
  * What the Michelson type checker and interpreter ask of the chain (Octez `Raw_context` as seen
  * from `Script_ir_translator` and `Script_interpreter`). The protocol gives an implementation over
  * its context; `run_code`/`typecheck_*` give one over a block's context with the RPC's overrides.
- * Every method is synchronous (context reads are synchronous in this node).
+ * Every method is synchronous (context reads are synchronous in this node). Reads charge the
+ * storage access gas Octez's carbonated reads charge (`read_access` of the path and bytes read);
+ * the interpreter charges only the instruction's own cost.
  * @module
  */
 import type { Micheline } from "../encoding/micheline.ts";
@@ -31,8 +33,8 @@ export interface ScriptContext {
   readonly source: string;
   /** `AMOUNT`, mutez. */
   readonly amount: bigint;
-  /** `BALANCE`, mutez (includes the amount). */
-  balance(): bigint;
+  /** Balance of a contract, mutez: `BALANCE` asks for `self` (the amount included), `VIEW` for the viewed contract. */
+  balanceOf(contract: string): bigint;
   /** `NOW`, seconds since the epoch. */
   readonly now: bigint;
   /** `LEVEL`. */

@@ -56,6 +56,8 @@ export interface BlockSpec {
   extra?: Uint8Array[];
   /** Operations of validation pass 2 (anonymous operations). */
   anonymous?: Uint8Array[];
+  /** Operations of validation pass 3 (manager operations). */
+  managers?: Uint8Array[];
 }
 
 /** A sandbox chain with Hangzhou activated at level 1. */
@@ -97,7 +99,7 @@ export async function hangzhouChain() {
       ...(pc.level.expected_commitment ? { seed_nonce_hash: "nceUFoeQDgkJCmzdMWh19ZjBYqQD3N9fe6bXQ1ZsUKKvMn7iun5Z3" } : {}),
       ...spec.contents,
     };
-    const operations = [[...endorsements, ...(spec.extra ?? [])], [], spec.anonymous ?? [], []];
+    const operations = [[...endorsements, ...(spec.extra ?? [])], [], spec.anonymous ?? [], spec.managers ?? []];
     const unsigned = encodeBinary(protocolData, { ...contents, signature: ZERO_SIGNATURE });
     const { shell } = await validator.preapply(head, timestamp, unsigned, operations);
     const finalShell = spec.shell ? spec.shell(shell) : shell;

@@ -7,9 +7,14 @@
  * error, and for traced cases the stack after every instruction against the recorded regression
  * output (locations and values; the remaining gas is counted separately and does not fail).
  *
- * Counts are printed per source file. `MICHELSON_CONFORMANCE=strict` makes every case not named
- * in {@link REFERENCE_WRONG} or {@link NEEDS_ORIGINATED_CONTRACT} a failure; by default the test
- * fails only when fewer cases pass than {@link PASS_FLOOR} (raise it as the engine lands).
+ * Cases whose `placeholders` name a contract on chain (a KT1 originated from a reference contract
+ * with a given storage) run on the head of an in-process sandbox node where bootstrap1 originated
+ * those contracts (signed operations injected through the RPCs, then `POST /sandbox/bake`), with
+ * the originated addresses put in place of the placeholders.
+ *
+ * Counts are printed per source file. Every case not named in {@link REFERENCE_WRONG} (wrong
+ * reference value) or {@link PENDING} (work not done yet, with its owner) must pass;
+ * `MICHELSON_CONFORMANCE=lenient` checks only that {@link PASS_FLOOR} cases pass.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -17,6 +22,8 @@ import type { Json } from "../../lib/encoding/codec.ts";
 import type { Micheline } from "../../lib/encoding/micheline.ts";
 import { printMicheline } from "../../lib/michelson/text/mod.ts";
 import {
+  type BlockRpc,
+  chainWithContracts,
   clientValue,
   contractText,
   dataOf,
@@ -29,6 +36,7 @@ import {
   sameMicheline,
   sandbox,
   scriptOf,
+  substitute,
 } from "./conformance-support.ts";
 
 interface RunCase {
@@ -51,16 +59,21 @@ interface RunCase {
 /** Cases whose reference value is wrong, with the reason (none found so far). */
 const REFERENCE_WRONG: ReadonlyMap<string, string> = new Map<string, string>([]);
 
-/**
- * Cases that need a contract originated on the chain first (their `{adr}`/`{kt1}` placeholders):
- * the fixture chain has no origination, so they are not run here.
- */
-const NEEDS_ORIGINATED_CONTRACT = (c: RunCase) => c.placeholders !== undefined;
+/** Why each case of {@link PENDING} does not pass yet, by the owner of the missing work. */
+const PENDING_REASONS = {
+  sapling: "ENGINE: sapling_state values (SAPLING_EMPTY_STATE) are not implemented",
+} as const;
 
-/** Fewer passing cases than this fails the test even when not strict. */
-const PASS_FLOOR = 900;
+/** Cases that fail for work not done yet (not failures of the runner or of the RPCs), with why. */
+const PENDING: ReadonlyMap<string, keyof typeof PENDING_REASONS> = new Map<string, keyof typeof PENDING_REASONS>([
+  ["run-0282", "sapling"], // opcodes/sapling_empty_state.tz
+]);
 
-const STRICT = (globalThis as { process?: { env?: { [k: string]: string | undefined } } }).process?.env?.MICHELSON_CONFORMANCE === "strict";
+/** Fewer passing cases than this fails the test even with `MICHELSON_CONFORMANCE=lenient`. */
+const PASS_FLOOR = 969;
+
+/** Strict unless `MICHELSON_CONFORMANCE=lenient`: then only the floor is checked. */
+const STRICT = (globalThis as { process?: { env?: { [k: string]: string | undefined } } }).process?.env?.MICHELSON_CONFORMANCE !== "lenient";
 
 const cases = reference<{ cases: RunCase[] }>("cases.json").cases;
 const outputs = regtestOutputs();
@@ -84,7 +97,7 @@ function diffLine(d: { action: string; big_map?: string; key?: Micheline; value?
 const ws = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /** Why a case fails (`undefined` when it passes), and whether its trace gas matched. */
-async function runCase(node: Awaited<ReturnType<typeof sandbox>>, c: RunCase): Promise<{ failure?: string; gas?: boolean }> {
+async function runCase(node: BlockRpc, c: RunCase): Promise<{ failure?: string; gas?: boolean }> {
   let body: { [k: string]: Json };
   try {
     body = {
@@ -142,40 +155,63 @@ async function runCase(node: Awaited<ReturnType<typeof sandbox>>, c: RunCase): P
   return {};
 }
 
+/** The case with its placeholders replaced by the addresses of the contracts originated for them. */
+function placed(c: RunCase, addresses: ReadonlyMap<string, string>): RunCase {
+  if (c.placeholders === undefined) return c;
+  const sub = (t: string) => substitute(t, c.placeholders, addresses);
+  return {
+    ...c,
+    ...(c.script !== undefined ? { script: sub(c.script) } : {}),
+    storage: sub(c.storage),
+    input: sub(c.input),
+    ...(c.expected_storage !== undefined ? { expected_storage: sub(c.expected_storage) } : {}),
+  };
+}
+
 test("every run-script case of Octez's python tests gives the recorded storage, big map diff, error and trace", async () => {
   const node = await sandbox();
+  // cases naming a contract on chain run on the head of a node where those contracts were originated
+  const chain = await chainWithContracts(cases.flatMap((c) => Object.values(c.placeholders ?? {})));
   const counts = new Map<string, { pass: number; total: number }>();
   const failures: string[] = [];
-  let skipped = 0;
+  const pendingPassing: string[] = [];
+  let pending = 0;
+  let onChain = 0;
   let traced = 0;
   let gasMatched = 0;
-  for (const c of cases) {
-    const file = c.source_file.split("/").pop()!;
-    const k = counts.get(file) ?? { pass: 0, total: 0 };
-    counts.set(file, k);
-    k.total++;
-    if (NEEDS_ORIGINATED_CONTRACT(c)) {
-      skipped++;
-      continue;
+  try {
+    for (const c of cases) {
+      const file = c.source_file.split("/").pop()!;
+      const k = counts.get(file) ?? { pass: 0, total: 0 };
+      counts.set(file, k);
+      k.total++;
+      if (c.placeholders !== undefined) onChain++;
+      let r: { failure?: string; gas?: boolean };
+      try {
+        r = c.placeholders === undefined ? await runCase(node, c) : await runCase(chain, placed(c, chain.addresses));
+      } catch (e) {
+        r = { failure: `threw ${(e as Error).stack?.split("\n").slice(0, 3).join(" ") ?? e}` };
+      }
+      if (r.gas !== undefined) {
+        traced++;
+        if (r.gas) gasMatched++;
+      }
+      if (r.failure === undefined) {
+        k.pass++;
+        if (PENDING.has(c.id)) pendingPassing.push(c.id);
+      } else if (PENDING.has(c.id)) pending++;
+      else if (!REFERENCE_WRONG.has(c.id)) failures.push(`${c.id} ${c.file ?? "(inline)"}: ${r.failure}`.slice(0, 240));
     }
-    let r: { failure?: string; gas?: boolean };
-    try {
-      r = await runCase(node, c);
-    } catch (e) {
-      r = { failure: `threw ${(e as Error).stack?.split("\n").slice(0, 3).join(" ") ?? e}` };
-    }
-    if (r.gas !== undefined) {
-      traced++;
-      if (r.gas) gasMatched++;
-    }
-    if (r.failure === undefined) k.pass++;
-    else if (!REFERENCE_WRONG.has(c.id)) failures.push(`${c.id} ${c.file ?? "(inline)"}: ${r.failure}`.slice(0, 240));
+  } finally {
+    await chain.close();
   }
   const pass = [...counts.values()].reduce((a, c) => a + c.pass, 0);
   report(
     "run-script conformance",
     counts,
-    `  not run (need an originated contract): ${skipped}\n  traces compared: ${traced}, remaining gas equal at every step: ${gasMatched}` +
+    `  run on a chain with the originated contracts they name: ${onChain}\n  traces compared: ${traced}, remaining gas equal at every step: ${gasMatched}` +
+      `\n  pending (${pending}): ${Object.entries(PENDING_REASONS).map(([k, why]) => `${[...PENDING.values()].filter((v) => v === k).length} ${why}`).join("; ")}` +
+      (pendingPassing.length > 0 ? `\n  pending cases that pass now (take them out of PENDING): ${pendingPassing.join(", ")}` : "") +
       (failures.length > 0 ? `\n  first failures:\n    ${failures.slice(0, 60).join("\n    ")}` : ""),
   );
   assert.ok(pass >= PASS_FLOOR, `${pass} cases pass, fewer than the floor ${PASS_FLOOR}`);

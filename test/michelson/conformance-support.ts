@@ -7,8 +7,12 @@
  */
 import { readFileSync } from "node:fs";
 import type { Json } from "../../lib/encoding/codec.ts";
+import type { Origination } from "../../lib/encoding/hangzhou/operation.ts";
+import { toHex } from "../../lib/encoding/hex.ts";
 import type { Micheline } from "../../lib/encoding/micheline.ts";
 import { parseAndExpand, parseAndExpandExpression, parseExpressionWithIssues, parseMichelineText } from "../../lib/michelson/text/mod.ts";
+import { createNode, type TezosNode } from "../../lib/node.ts";
+import { BOOTSTRAP, forge, manager } from "../hangzhou/manager-fixture.ts";
 import { call, hangzhouFixture } from "../rpc/hangzhou-fixture.ts";
 
 const ROOT = new URL("../../../shared/reference/michelson/", import.meta.url);
@@ -39,14 +43,149 @@ export function regtestOutputs(): Map<string, string> {
   return new Map(Object.entries(d.outputs).map(([k, v]) => [k, v.output]));
 }
 
+/** An RPC answer: status, body read as JSON (when it is), and the raw text. */
+export interface Answer {
+  status: number;
+  json: any;
+  text: string;
+}
+
+/** POST and GET on one block of a sandbox's main chain (paths relative to the block). */
+export interface BlockRpc {
+  post(path: string, body: unknown): Promise<Answer>;
+  get(path: string): Promise<Answer>;
+}
+
 /** A sandbox node and a POST helper on block 1 (activation) of its main chain. */
-export async function sandbox(): Promise<{ post(path: string, body: unknown): Promise<{ status: number; json: any; text: string }>; get(path: string): Promise<{ status: number; json: any; text: string }> }> {
+export async function sandbox(): Promise<BlockRpc> {
   const fx = await hangzhouFixture();
   const B = "/chains/main/blocks/1";
   return {
     post: (path, body) => call(fx, B + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     get: (path) => call(fx, B + path),
   };
+}
+
+/**
+ * The cases' `placeholders` descriptions (their only two shapes): a KT1 originated from a reference
+ * contract with a storage, e.g. `KT1 address of a contract originated from entrypoints/simple_entrypoints.tz
+ * (storage Unit, balance 0)` or `… originated (by bootstrap1, storage Unit, balance 0) from …`.
+ */
+export function describedOrigination(description: string): { file: string; storage: string; balance: bigint } {
+  const file = /from (\S+\.tz)/.exec(description)?.[1];
+  const storage = /storage (.*?), balance/.exec(description)?.[1];
+  const balance = /balance (\d+)/.exec(description)?.[1];
+  if (!/^KT1 address of a contract originated/.test(description) || file === undefined || storage === undefined || balance === undefined) {
+    throw new Error(`placeholder not understood: ${description}`);
+  }
+  return { file, storage, balance: BigInt(balance) };
+}
+
+/** One RPC on an in-process node (JSON body when given). */
+export async function nodeCall(node: TezosNode, method: string, path: string, body?: unknown): Promise<Answer> {
+  const init: RequestInit = { method };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { "content-type": "application/json" };
+  }
+  const res = await node.fetch(new Request(`http://localhost${path}`, init));
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+/** A sandbox node whose chain holds the contracts the cases' placeholders describe. */
+export interface ChainWithContracts extends BlockRpc {
+  /** The KT1 of each placeholder description (one origination per distinct description). */
+  readonly addresses: ReadonlyMap<string, string>;
+  /** The node itself (its RPCs on any block), closed by {@link ChainWithContracts.close}. */
+  readonly node: TezosNode;
+  close(): Promise<void>;
+}
+
+/** A contract to originate: a reference contract file, its initial storage (client text), its balance. */
+export interface OriginationSpec {
+  file: string;
+  storage: string;
+  balance: bigint;
+}
+
+/**
+ * Originates `specs` on `node`'s head in one operation signed by bootstrap1 (fee, gas and storage
+ * limits generous), injected through `/injection/operation` and baked with `POST /sandbox/bake`;
+ * answers the originated KT1 addresses in order, read from the baked block's receipts.
+ */
+export async function originate(node: TezosNode, specs: readonly OriginationSpec[]): Promise<string[]> {
+  if (specs.length === 0) return [];
+  const source = BOOTSTRAP[0]!;
+  const counter = BigInt((await nodeCall(node, "GET", `/chains/main/blocks/head/context/contracts/${source.pkh}/counter`)).json as string);
+  const branch = (await nodeCall(node, "GET", "/chains/main/blocks/head/hash")).json as string;
+  const contents = specs.map((o, i) =>
+    manager<Origination>({
+      kind: "origination",
+      source: source.pkh,
+      counter: counter + 1n + BigInt(i),
+      balance: o.balance,
+      script: { code: scriptOf(contractText(o.file)), storage: dataOf(o.storage) },
+      fee: 100_000n,
+      gas_limit: 20_000n,
+      storage_limit: 5_000n,
+    }),
+  );
+  const injected = await nodeCall(node, "POST", "/injection/operation", toHex(await forge(source.sk, branch, contents)));
+  if (injected.status !== 200) throw new Error(`origination refused: ${injected.text}`);
+  const baked = await nodeCall(node, "POST", "/sandbox/bake");
+  if (baked.status !== 200) throw new Error(`bake failed: ${baked.text}`);
+  const ops = (await nodeCall(node, "GET", "/chains/main/blocks/head/operations/3")).json as any[];
+  const op = ops.find((o) => o.hash === injected.json);
+  if (op === undefined) throw new Error("the origination was not baked");
+  return op.contents.map((c: any, i: number) => {
+    const r = c.metadata.operation_result;
+    if (r.status !== "applied") throw new Error(`origination of ${specs[i]!.file} ${r.status}: ${JSON.stringify(r.errors ?? [])}`);
+    return r.originated_contracts[0] as string;
+  });
+}
+
+/**
+ * Starts an in-process sandbox node (manual baker), originates one contract per placeholder
+ * description ({@link originate}), and answers RPCs on the head (where those contracts exist), as
+ * the python tests run their scripts after originating.
+ */
+export async function chainWithContracts(descriptions: Iterable<string>): Promise<ChainWithContracts> {
+  const node = await createNode({ bake: { mode: "manual" } });
+  try {
+    const wanted = [...new Set(descriptions)];
+    const kt1s = await originate(node, wanted.map(describedOrigination));
+    const addresses = new Map(wanted.map((d, i) => [d, kt1s[i]!]));
+    const B = "/chains/main/blocks/head";
+    return {
+      node,
+      addresses,
+      post: (path, body) => nodeCall(node, "POST", B + path, body),
+      get: (path) => nodeCall(node, "GET", B + path),
+      close: () => node.close(),
+    };
+  } catch (e) {
+    await node.close();
+    throw e;
+  }
+}
+
+/** `text` with each `{name}` of `placeholders` replaced by the address originated for its description. */
+export function substitute(text: string, placeholders: { [name: string]: string } | undefined, addresses: ReadonlyMap<string, string>): string {
+  if (placeholders === undefined) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const d = placeholders[name];
+    if (d === undefined) return whole;
+    const a = addresses.get(d);
+    if (a === undefined) throw new Error(`no contract for {${name}}`);
+    return a;
+  });
 }
 
 function normalizeNode(n: Micheline): Json {

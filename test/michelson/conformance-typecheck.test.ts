@@ -6,9 +6,12 @@
  *
  * An expected error passes when the call fails and, for the client messages of {@link MESSAGE_IDS},
  * when the error trace carries one of the protocol errors that make octez-client print it; the
- * report says how many error cases were checked only by their failure. Counts are printed per
- * source file; `MICHELSON_CONFORMANCE=strict` fails on any case not named in {@link REFERENCE_WRONG}
- * or {@link NEEDS_ORIGINATED_CONTRACT}; otherwise fewer passes than {@link PASS_FLOOR} fail.
+ * report says how many error cases were checked only by their failure. Cases whose `placeholders`
+ * name a contract on chain run on the head of an in-process sandbox node where those contracts were
+ * originated (see `chainWithContracts`), with the originated addresses in place of the placeholders.
+ * Counts are printed per source file; every case not named in {@link REFERENCE_WRONG} (wrong
+ * reference value) or {@link PENDING} (work not done yet, with its owner) must pass
+ * (`MICHELSON_CONFORMANCE=lenient` checks only that {@link PASS_FLOOR} cases pass).
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -16,7 +19,20 @@ import { blake2b256 } from "../../lib/crypto/blake2b.ts";
 import { B58, b58encode } from "../../lib/encoding/base58.ts";
 import type { Json } from "../../lib/encoding/codec.ts";
 import { encodeMicheline, type Micheline } from "../../lib/encoding/micheline.ts";
-import { clientValue, contractText, dataOf, reference, report, sameMicheline, sandbox, scriptOf } from "./conformance-support.ts";
+import { parseAndExpand } from "../../lib/michelson/text/mod.ts";
+import {
+  type BlockRpc,
+  chainWithContracts,
+  clientValue,
+  contractText,
+  dataOf,
+  reference,
+  report,
+  sameMicheline,
+  sandbox,
+  scriptOf,
+  substitute,
+} from "./conformance-support.ts";
 
 interface TcCase {
   id: string;
@@ -52,7 +68,7 @@ const MESSAGE_IDS: readonly [RegExp, readonly string[]][] = [
   [/is not compatible with type/, ["michelson_v1.inconsistent_types"]],
   [/expects an argument of at least/, ["michelson_v1.bad_pair_argument", "michelson_v1.bad_unpair_argument", "michelson_v1.bad_dupn_argument"]],
   [/expects \d+ arguments/, ["michelson_v1.invalid_arity"]],
-  [/exceeds the maximum length of 31 characters/, ["michelson_v1.entrypoint_name_too_long"]],
+  [/exceeds the maximum length of 31 characters/, ["michelson_v1.entrypoint_name_too_long", "michelson_v1.view_name_too_long"]],
   [/the return of a view block did not match/, ["michelson_v1.ill_typed_view"]],
   [/operation type forbidden/, ["michelson_v1.unexpected_operation"]],
   [/type never has no inhabitant/, ["michelson_v1.invalid_never_expr"]],
@@ -65,23 +81,32 @@ const MESSAGE_IDS: readonly [RegExp, readonly string[]][] = [
   [/must be in strictly ascending order, but they were unordered in literal/, ["michelson_v1.unordered_map_literal", "michelson_v1.unordered_set_literal"]],
   [/duplicate value was found/, ["michelson_v1.duplicate_set_values_in_literal"]],
   [/the name of view in toplevel should be unique/, ["michelson_v1.duplicated_view_name"]],
+  // `value … is invalid, expected <what>`: DIP n / DROP n above 1023, view names
+  [/expected a positive 10-bit integer|string \[a-zA-Z0-9_\.%@\]/, ["michelson_v1.invalid_syntactic_constant"]],
+  [/The field access annotation does not match/, ["michelson_v1.inconsistent_field_annotations"]],
+  [/only a string|can be used here/, ["michelson_v1.invalid_expression_kind", "michelson_v1.invalid_primitive", "michelson_v1.invalid_primitive_namespace"]],
 ];
 
 /** Cases whose reference value is wrong, with the reason (none found so far). */
 const REFERENCE_WRONG: ReadonlyMap<string, string> = new Map<string, string>([]);
 
-/** Cases that need a contract originated on the chain first (placeholders): not run on the fixture chain. */
-const NEEDS_ORIGINATED_CONTRACT = (c: TcCase) => c.placeholders !== undefined;
+/** Cases that fail for work not done yet (not failures of the runner or of the RPCs), with why. */
+const PENDING: ReadonlyMap<string, string> = new Map<string, string>([
+  // view_toplevel_bad_name_invalid_type.tz, view_op_bad_name_invalid_type.tz: `view 1 …`, `VIEW 1 nat`
+  ["typecheck_code-0359", "ENGINE: a view name that is not a string is Octez's invalid_expression_kind ([string], int), not invalid_syntactic_constant (parseViewName)"],
+  ["typecheck_code-0368", "ENGINE: a view name that is not a string is Octez's invalid_expression_kind ([string], int), not invalid_syntactic_constant (parseViewName)"],
+]);
 
-/** Fewer passing cases than this fails the test even when not strict. */
-const PASS_FLOOR = 700;
+/** Fewer passing cases than this fails the test even with `MICHELSON_CONFORMANCE=lenient`. */
+const PASS_FLOOR = 783;
 
-const STRICT = (globalThis as { process?: { env?: { [k: string]: string | undefined } } }).process?.env?.MICHELSON_CONFORMANCE === "strict";
+/** Strict unless `MICHELSON_CONFORMANCE=lenient`: then only the floor is checked. */
+const STRICT = (globalThis as { process?: { env?: { [k: string]: string | undefined } } }).process?.env?.MICHELSON_CONFORMANCE !== "lenient";
 
 const all = reference<{ [section: string]: TcCase[] }>("typecheck-cases.json");
 const SECTIONS = ["typecheck_code", "typecheck_data", "normalize_data", "normalize_script", "normalize_type", "hash_data", "script_hash"] as const;
 
-type Node = Awaited<ReturnType<typeof sandbox>>;
+type Node = BlockRpc;
 let unmappedErrors = 0;
 
 function idsOf(trace: Json): string[] {
@@ -101,6 +126,17 @@ function checkError(c: TcCase, r: { status: number; json: any; text: string }): 
   return row[1].some((id) => ids.includes(id)) ? undefined : `error ${ids.join(", ")} does not give /${c.expected_error}/`;
 }
 
+/**
+ * Why a text the client cannot read does not fail as expected (`undefined` when it does): the
+ * parser's message, or the line the client command prints after it (`header`), must match.
+ */
+function clientError(c: TcCase, e: unknown, header?: string): string | undefined {
+  if (c.expected_error === undefined) return undefined;
+  const re = new RegExp(c.expected_error);
+  const message = (e as Error).message;
+  return re.test(message) || (header !== undefined && re.test(header)) ? undefined : `client error ${message} does not give /${c.expected_error}/`;
+}
+
 const mode = (m: string | null | undefined) => m ?? "Readable";
 
 async function runCase(node: Node, section: (typeof SECTIONS)[number], c: TcCase): Promise<string | undefined> {
@@ -112,7 +148,7 @@ async function runCase(node: Node, section: (typeof SECTIONS)[number], c: TcCase
         program = code();
       } catch (e) {
         // a script the client cannot read fails before any RPC ("syntax error in program", indentation)
-        return c.expected === "error" ? undefined : `does not parse: ${(e as Error).message}`;
+        return c.expected === "error" ? clientError(c, e, "syntax error in program") : `does not parse: ${(e as Error).message}`;
       }
       const body: { [k: string]: Json } = { program: program as Json };
       if (c.legacy !== undefined) body.legacy = c.legacy;
@@ -126,7 +162,7 @@ async function runCase(node: Node, section: (typeof SECTIONS)[number], c: TcCase
         data = dataOf(c.data!);
         type = dataOf(c.type!);
       } catch (e) {
-        return c.expected === "error" ? undefined : `does not parse: ${(e as Error).message}`;
+        return c.expected === "error" ? clientError(c, e) : `does not parse: ${(e as Error).message}`;
       }
       const body: { [k: string]: Json } = { data: data as Json, type: type as Json };
       if (c.legacy !== undefined) body.legacy = c.legacy;
@@ -162,43 +198,63 @@ async function runCase(node: Node, section: (typeof SECTIONS)[number], c: TcCase
       return h.json.hash === c.expected_script_expr_hash ? undefined : `hash ${h.json.hash}, expected ${c.expected_script_expr_hash}`;
     }
     case "script_hash": {
-      // `hash script`: BLAKE2b-256 of the binary script (macros expanded), as an expr… hash
-      const hash = b58encode(B58.scriptExprHash, blake2b256(encodeMicheline(code())));
+      // `hash script`: BLAKE2b-256 of the binary script (macros expanded), as an expr… hash; the
+      // client checks the indentation only when asked (`--enforce-indentation`, off by default)
+      const script = parseAndExpand(c.file !== undefined ? contractText(c.file) : c.script!, { check: false });
+      const hash = b58encode(B58.scriptExprHash, blake2b256(encodeMicheline(script)));
       return hash === c.expected_hash ? undefined : `hash ${hash}, expected ${c.expected_hash}`;
     }
   }
 }
 
+/** The case with its placeholders replaced by the addresses of the contracts originated for them. */
+function placed(c: TcCase, addresses: ReadonlyMap<string, string>): TcCase {
+  if (c.placeholders === undefined) return c;
+  const sub = (t: string | undefined) => (t === undefined ? undefined : substitute(t, c.placeholders, addresses));
+  const out: TcCase = { ...c };
+  for (const k of ["script", "data", "type", "expected_output"] as const) if (c[k] !== undefined) out[k] = sub(c[k]);
+  return out;
+}
+
 test("every typecheck, normalize and hash case of Octez's python tests answers as recorded", async () => {
   const node = await sandbox();
+  const chain = await chainWithContracts(SECTIONS.flatMap((s) => (all[s] ?? []).flatMap((c) => Object.values(c.placeholders ?? {}))));
   const counts = new Map<string, { pass: number; total: number }>();
   const failures: string[] = [];
-  let skipped = 0;
-  for (const section of SECTIONS) {
-    for (const c of all[section] ?? []) {
-      const key = `${section} (${c.source_file.split("/").pop()})`;
-      const k = counts.get(key) ?? { pass: 0, total: 0 };
-      counts.set(key, k);
-      k.total++;
-      if (NEEDS_ORIGINATED_CONTRACT(c)) {
-        skipped++;
-        continue;
+  const pendingPassing: string[] = [];
+  let pending = 0;
+  let onChain = 0;
+  try {
+    for (const section of SECTIONS) {
+      for (const c of all[section] ?? []) {
+        const key = `${section} (${c.source_file.split("/").pop()})`;
+        const k = counts.get(key) ?? { pass: 0, total: 0 };
+        counts.set(key, k);
+        k.total++;
+        if (c.placeholders !== undefined) onChain++;
+        let failure: string | undefined;
+        try {
+          failure = c.placeholders === undefined ? await runCase(node, section, c) : await runCase(chain, section, placed(c, chain.addresses));
+        } catch (e) {
+          failure = `threw ${(e as Error).message}`;
+        }
+        if (failure === undefined) {
+          k.pass++;
+          if (PENDING.has(c.id)) pendingPassing.push(c.id);
+        } else if (PENDING.has(c.id)) pending++;
+        else if (!REFERENCE_WRONG.has(c.id)) failures.push(`${c.id} ${c.file ?? c.type ?? ""}: ${failure}`.slice(0, 240));
       }
-      let failure: string | undefined;
-      try {
-        failure = await runCase(node, section, c);
-      } catch (e) {
-        failure = `threw ${(e as Error).message}`;
-      }
-      if (failure === undefined) k.pass++;
-      else if (!REFERENCE_WRONG.has(c.id)) failures.push(`${c.id} ${c.file ?? c.type ?? ""}: ${failure}`.slice(0, 240));
     }
+  } finally {
+    await chain.close();
   }
   const pass = [...counts.values()].reduce((a, c) => a + c.pass, 0);
   report(
     "typecheck conformance",
     counts,
-    `  not run (need an originated contract): ${skipped}\n  expected errors checked only by failing (message not in the table): ${unmappedErrors}` +
+    `  run on a chain with the originated contracts they name: ${onChain}\n  expected errors checked only by failing (message not in the table): ${unmappedErrors}` +
+      `\n  pending (${pending}): ${[...new Set(PENDING.values())].join("; ")}` +
+      (pendingPassing.length > 0 ? `\n  pending cases that pass now (take them out of PENDING): ${pendingPassing.join(", ")}` : "") +
       (failures.length > 0 ? `\n  first failures:\n    ${failures.slice(0, 40).join("\n    ")}` : ""),
   );
   assert.ok(pass >= PASS_FLOOR, `${pass} cases pass, fewer than the floor ${PASS_FLOOR}`);

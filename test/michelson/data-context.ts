@@ -69,7 +69,7 @@ export function testContext(opts: { bigMaps?: Map<bigint, { keyTy: Ty; valueTy: 
     sender: KT1_SIMPLE,
     source: "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx",
     amount: 0n,
-    balance: () => 0n,
+    balanceOf: () => 0n,
     now: 0n,
     level: 1n,
     chainId: "NetXdQprcVkpaWU",

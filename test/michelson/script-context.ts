@@ -12,6 +12,7 @@ import type { GasMeter, ScriptContext } from "../../lib/michelson/context.ts";
 import type { Ty } from "../../lib/michelson/ty.ts";
 import { B58, b58encode } from "../../lib/encoding/base58.ts";
 import { toHex } from "../../lib/encoding/hex.ts";
+import { readAccess } from "../../lib/michelson/gas/storage.ts";
 import { blake2b160 } from "../../lib/crypto/blake2b.ts";
 import { parseAndExpand } from "../../lib/michelson/text/macros.ts";
 import { operationQuotaExceeded } from "../../lib/protocols/hangzhou/storage/proto-context.ts";
@@ -80,14 +81,17 @@ export function runContext(opts: RunContextOptions = {}): ScriptContext & { gas:
   let tmpIds = 0n;
   const contracts = opts.contracts ?? new Map<string, Ty>();
   const bigMaps = opts.bigMaps ?? new Map();
+  const gas = new Meter(opts.gas ?? ENV.gas);
+  // reads charge Octez's storage access gas, as the protocol's context does
+  const read = <T>(pathLength: number, bytes: number, v: T): T => (gas.consume(readAccess(pathLength, bytes)), v);
   return {
-    gas: new Meter(opts.gas ?? ENV.gas),
+    gas,
     legacy: false,
     self: ENV.self,
     sender: ENV.self,
     source: ENV.self,
     amount: opts.amount ?? ENV.amount,
-    balance: () => opts.balance ?? ENV.balance,
+    balanceOf: (c) => read(4, 8, c === ENV.self ? opts.balance ?? ENV.balance : 0n),
     now: opts.now ?? 0n,
     level: ENV.level,
     chainId: ENV.chainId,
@@ -97,8 +101,8 @@ export function runContext(opts: RunContextOptions = {}): ScriptContext & { gas:
     bigMapMem: (id, hash) => bigMaps.get(id)?.values.has(toHex(hash)) ?? false,
     contractScript: () => undefined,
     globalConstant: () => undefined,
-    votingPower: (kh) => (ENV.bootstrap.includes(kh) ? 500n : 0n),
-    totalVotingPower: () => 2500n,
+    votingPower: (kh) => read(4, 4, ENV.bootstrap.includes(kh) ? 500n : 0n),
+    totalVotingPower: () => read(2, 4, 2500n),
     freshInternalNonce: () => nonce++,
     freshContractAddress: () => {
       // Octez: Contract_hash of blake2b-160 of (operation hash zero ‖ origination index)

@@ -3,7 +3,8 @@
  * how they are read. An annotation is `:type`, `@var` or `%field`; a lone sigil (`:`, `@`, `%`) is
  * a wildcard (no name). Names start with a letter, digit or `_` and use `[a-zA-Z0-9_.%@]`, at most
  * 255 characters; annotations of one kind must be grouped. Errors: `unexpected_annotation`,
- * `ungrouped_annotations`.
+ * `ungrouped_annotations`. The annotations of instructions (`@var` defaults, constructor and
+ * accessor forms) are read by `../script/annot.ts` on top of {@link readAnnots}.
  * @module
  */
 import type { Micheline, MichelinePrim } from "../../encoding/micheline.ts";
@@ -128,37 +129,9 @@ export function parseFieldAnnot(loc: number, annots: readonly string[]): string 
   return atMostOne(loc, c.fields);
 }
 
-/** At most one variable annotation and nothing else (`parse_var_annot`); `dflt` when there is none. */
-export function parseVarAnnot(loc: number, annots: readonly string[], dflt?: string): string | undefined {
-  const c = readAnnots(loc, annots);
-  noneOf(loc, c.types);
-  noneOf(loc, c.fields);
-  return atMostOne(loc, c.vars) ?? dflt;
-}
 
-/** At most two variable annotations and nothing else (`parse_two_var_annot`). */
-export function parseTwoVarAnnot(loc: number, annots: readonly string[]): [string | undefined, string | undefined] {
-  const c = readAnnots(loc, annots);
-  noneOf(loc, c.types);
-  noneOf(loc, c.fields);
-  return atMostTwo(loc, c.vars);
-}
 
-/** At most one variable and one type annotation, no field (`parse_var_type_annot`). */
-export function parseVarTypeAnnot(loc: number, annots: readonly string[]): { var?: string; type?: string } {
-  const c = readAnnots(loc, annots);
-  noneOf(loc, c.fields);
-  return withDefined({ var: atMostOne(loc, c.vars), type: atMostOne(loc, c.types) });
-}
 
-/** At most one field and one variable annotation, no type (`parse_entrypoint_annot`); `dflt` var when none. */
-export function parseEntrypointAnnot(loc: number, annots: readonly string[], dflt?: string): { var?: string; field?: string } {
-  const c = readAnnots(loc, annots);
-  noneOf(loc, c.types);
-  const f = atMostOne(loc, c.fields);
-  const v = atMostOne(loc, c.vars) ?? dflt;
-  return withDefined({ var: v, field: f });
-}
 
 /** Throws `unexpected_annotation` at `loc` when `annots` is not empty. */
 export function errorUnexpectedAnnot(loc: number, annots: readonly string[] | undefined): void {

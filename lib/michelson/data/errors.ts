@@ -363,6 +363,14 @@ export const nonDupableType: ErrorDefinition<{ loc: number; type: Micheline }> =
   "non_dupable_type", "Non-dupable type duplication attempt", "DUP was used on a non-dupable type (e.g. tickets).",
   obj(req("loc", location), req("type", expr)));
 
+/**
+ * `sapling_not_supported` (this node's own error, not Octez's): Sapling states and transactions
+ * type-check, but this node neither builds their values nor runs the Sapling instructions.
+ */
+export const saplingNotSupported: ErrorDefinition<{ location: number; prim: string }> = def(
+  "sapling_not_supported", "Sapling not supported by this node",
+  "This node type-checks Sapling types but does not implement Sapling values nor the Sapling instructions.",
+  obj(req("location", location), req("prim", prim)));
 
 // -- errors of the data representations --
 

@@ -22,7 +22,7 @@ import { compareValues } from "./compare.ts";
 import {
   duplicateMapKeys, duplicateSetValues, entrypointNameTooLong, invalidArity, invalidBigMap, invalidConstant, invalidContract,
   invalidContractNotation, invalidNeverExpr, invalidPrimitive, invalidSeqArity, invalidSyntacticConstant, noSuchEntrypoint, nonPrintableCharacter,
-  typecheckingTooManyRecursiveCalls, unexpectedAnnotation, unexpectedForgedValue, unorderedMapKeys, unorderedSetValues,
+  saplingNotSupported, typecheckingTooManyRecursiveCalls, unexpectedAnnotation, unexpectedForgedValue, unorderedMapKeys, unorderedSetValues,
 } from "./errors.ts";
 import {
   chainIdOfBytes, firstNonPrintable, isContract, isImplicit, isKey, isKeyHash, isSignature, keyHashOfBytes, keyOfBytes,
@@ -403,7 +403,7 @@ class DataParser {
         return this.chest(t, n);
       case "sapling_state":
       case "sapling_transaction":
-        throw new TypeError(`${t.prim} values are not supported by this node`);
+        throw saplingNotSupported.error({ location: this.loc(n), prim: t.prim });
       case "operation":
         throw new TypeError("operations cannot be read from Micheline");
       default:

@@ -13,10 +13,11 @@
  * (test/michelson/gas-trace.test.ts): stack/pair/list instructions, DIP/DIP n/DIG/DUG/DROP n,
  * PAIR n/UNPAIR n, ADD/MUL/EDIV/SUB, CONCAT, COMPARE on 9 types, MEM on maps and big maps
  * (with key packing and hashing), PACK, KECCAK/SHA3/BLAKE2B, HASH_KEY, VOTING_POWER, BALANCE,
- * and the traced-run rules of `trace.ts`. Not modelled here: the gas of typechecking a whole
- * script before the first trace line and the typed-IR size charge (`Script_typed_ir_size`),
- * which depend on how the typechecker walks the code (they use the cycle costs of
- * `typechecking.ts`).
+ * and the traced-run rules of `trace.ts`. The typed-IR size model (`ir-size.ts`,
+ * `Script_typed_ir_size`) gives the nodes `parse_code` charges (`Script.nodesCost`) from a
+ * script's type map, and the storage nodes `script_size` charges after a run; with the type
+ * checker's cycle costs (`typechecking.ts`) charged where Octez charges them, the gas of every
+ * traced reference run matches Octez's at every step (test/michelson/gas-traces.test.ts).
  * @module
  */
 export * as Interp from "./interpreter.ts";
@@ -24,6 +25,7 @@ export * as Typecheck from "./typechecking.ts";
 export * as Unparse from "./unparsing.ts";
 export * as Script from "./script.ts";
 export * as Storage from "./storage.ts";
+export * as IrSize from "./ir-size.ts";
 export * as Models from "./models.ts";
 export * from "./trace.ts";
 export * from "./arith.ts";

@@ -4,102 +4,40 @@
  * annotations merge at branch joins. `undefined` = no annotation.
  * @module
  */
-import { TezosError } from "../../errors/mod.ts";
-import { inconsistentAnnotations, inconsistentFieldAnnotations, ungroupedAnnotations, unexpectedAnnotation } from "./errors.ts";
+import type { TezosError } from "../../errors/mod.ts";
+import { isAllowedAnnotChar, readAnnots } from "../data/annot.ts";
+import { inconsistentFieldAnnotations, unexpectedAnnotation } from "./errors.ts";
+
+export { errorUnexpectedAnnot, mergeFieldAnnot, mergeTypeAnnot, mergeVarAnnot, parseFieldAnnot } from "../data/annot.ts";
 
 /** An optional annotation (without its sigil). */
 export type Annot = string | undefined;
 
-const MAX_ANNOT_LENGTH = 255;
-
-function isAllowedChar(c: string): boolean {
-  return /^[a-zA-Z_.%@0-9]$/.test(c);
-}
-
 /** Whether every character of `s` may appear in an annotation or a view name. */
 export function isAllowedString(s: string): boolean {
-  for (const c of s) if (!isAllowedChar(c)) return false;
+  for (const c of s) if (!isAllowedAnnotChar(c)) return false;
   return true;
-}
-
-type Kind = "var" | "type" | "field";
-interface Parsed {
-  kind: Kind;
-  value: Annot;
 }
 
 function fail(loc: number): TezosError {
   return unexpectedAnnotation.error({ location: loc });
 }
 
-function parseAnnots(loc: number, annots: readonly string[], allowSpecialVar = false, allowSpecialField = false): Parsed[] {
-  const out: Parsed[] = [];
-  for (const s of annots) {
-    if (s.length === 0) throw fail(loc);
-    const c0 = s[0];
-    let kind: Kind;
-    let specials: string[];
-    if (c0 === ":") (kind = "type"), (specials = []);
-    else if (c0 === "@") (kind = "var"), (specials = allowSpecialVar ? ["%"] : []);
-    else if (c0 === "%") (kind = "field"), (specials = allowSpecialField ? ["@"] : []);
-    else throw fail(loc);
-    if (s.length > MAX_ANNOT_LENGTH) throw fail(loc);
-    if (s.length === 1) {
-      out.push({ kind, value: undefined });
-      continue;
-    }
-    const c1 = s[1];
-    if (/[a-zA-Z_0-9]/.test(c1)) {
-      for (let i = 2; i < s.length; i++) if (!isAllowedChar(s[i])) throw fail(loc);
-      out.push({ kind, value: s.slice(1) });
-    } else if (c1 === "@" && s.length === 2 && specials.includes("@")) out.push({ kind, value: "@" });
-    else if (c1 === "%" && specials.includes("%")) {
-      if (s.length === 2) out.push({ kind, value: "%" });
-      else if (s.length === 3 && s[2] === "%") out.push({ kind, value: "%%" });
-      else throw fail(loc);
-    } else throw fail(loc);
-  }
-  return out;
-}
-
-interface Classified {
-  vars: Annot[];
-  types: Annot[];
-  fields: Annot[];
-}
-
-function classify(loc: number, l: Parsed[]): Classified {
-  const r: Classified = { vars: [], types: [], fields: [] };
-  let cur: Kind | undefined;
-  for (const a of l) {
-    const bucket = a.kind === "var" ? r.vars : a.kind === "type" ? r.types : r.fields;
-    if (cur !== a.kind && bucket.length > 0) throw ungroupedAnnotations.error({ location: loc });
-    bucket.push(a.value);
-    cur = a.kind;
-  }
-  return r;
-}
-
-function none(loc: number, l: Annot[]): void {
+function none(loc: number, l: readonly Annot[]): void {
   if (l.length > 0) throw fail(loc);
 }
-function one(loc: number, l: Annot[]): Annot {
+function one(loc: number, l: readonly Annot[]): Annot {
   if (l.length > 1) throw fail(loc);
   return l[0];
 }
-function two(loc: number, l: Annot[]): [Annot, Annot] {
+function two(loc: number, l: readonly Annot[]): [Annot, Annot] {
   if (l.length > 2) throw fail(loc);
   return [l[0], l[1]];
 }
 
-/** Fails with `unexpected_annotation` when `annots` is not empty. */
-export function errorUnexpectedAnnot(loc: number, annots: readonly string[] | undefined): void {
-  if (annots !== undefined && annots.length > 0) throw fail(loc);
-}
-
 /** `parse_var_annot`: at most one `@var`, nothing else; `def` when none. */
 export function parseVarAnnot(loc: number, annots: readonly string[] | undefined, def?: Annot): Annot {
-  const c = classify(loc, parseAnnots(loc, annots ?? []));
+  const c = readAnnots(loc, annots ?? []);
   none(loc, c.types);
   none(loc, c.fields);
   const v = one(loc, c.vars);
@@ -108,14 +46,14 @@ export function parseVarAnnot(loc: number, annots: readonly string[] | undefined
 
 /** `parse_var_type_annot`: at most one `@var` and one `:type`. */
 export function parseVarTypeAnnot(loc: number, annots: readonly string[] | undefined): [Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? []));
+  const c = readAnnots(loc, annots ?? []);
   none(loc, c.fields);
   return [one(loc, c.vars), one(loc, c.types)];
 }
 
 /** `parse_two_var_annot`. */
 export function parseTwoVarAnnot(loc: number, annots: readonly string[] | undefined): [Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? []));
+  const c = readAnnots(loc, annots ?? []);
   none(loc, c.types);
   none(loc, c.fields);
   return two(loc, c.vars);
@@ -123,20 +61,13 @@ export function parseTwoVarAnnot(loc: number, annots: readonly string[] | undefi
 
 /** `parse_entrypoint_annot`: `[var, field]`. */
 export function parseEntrypointAnnot(loc: number, annots: readonly string[] | undefined, def?: Annot): [Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? []));
+  const c = readAnnots(loc, annots ?? []);
   none(loc, c.types);
   const f = one(loc, c.fields);
   const v = one(loc, c.vars);
   return [v !== undefined ? v : def, f];
 }
 
-/** `parse_field_annot`: at most one `%field`. */
-export function parseFieldAnnot(loc: number, annots: readonly string[]): Annot {
-  const c = classify(loc, parseAnnots(loc, annots));
-  none(loc, c.vars);
-  none(loc, c.types);
-  return one(loc, c.fields);
-}
 
 /** `gen_access_annot value field ~default`. */
 export function genAccessAnnot(value: Annot, field: Annot, def?: Annot): Annot {
@@ -168,7 +99,7 @@ export function parseConstrAnnot(
   ifSpecialFirst?: { readonly v: Annot },
   ifSpecialSecond?: { readonly v: Annot },
 ): [Annot, Annot, Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? [], false, true));
+  const c = readAnnots(loc, annots ?? [], { allowSpecialField: true });
   const v = one(loc, c.vars);
   const t = one(loc, c.types);
   let [f1, f2] = two(loc, c.fields);
@@ -201,7 +132,7 @@ export function parseDestrAnnot(
   pairAnnot: Annot,
   valueAnnot: Annot,
 ): [Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? [], true));
+  const c = readAnnots(loc, annots ?? [], { allowSpecialVar: true });
   none(loc, c.types);
   if (c.vars.length > 1) throw fail(loc);
   const f = one(loc, c.fields);
@@ -220,7 +151,7 @@ export function parseUnpairAnnot(
   valueCar: Annot,
   valueCdr: Annot,
 ): [Annot, Annot, Annot, Annot] {
-  const c = classify(loc, parseAnnots(loc, annots ?? [], true));
+  const c = readAnnots(loc, annots ?? [], { allowSpecialVar: true });
   none(loc, c.types);
   const [vcar, vcdr] = two(loc, c.vars);
   const [fcar, fcdr] = two(loc, c.fields);
@@ -241,21 +172,5 @@ export function checkCorrectField(f1: Annot, f2: Annot): void {
   }
 }
 
-/** `merge_type_annot`. */
-export function mergeTypeAnnot(legacy: boolean, a1: Annot, a2: Annot): Annot {
-  if (a1 === undefined || a2 === undefined) return undefined;
-  if (legacy || a1 === a2) return a1;
-  throw inconsistentAnnotations.error({ annot1: ":" + a1, annot2: ":" + a2 });
-}
 
-/** `merge_field_annot`. */
-export function mergeFieldAnnot(legacy: boolean, a1: Annot, a2: Annot): Annot {
-  if (a1 === undefined || a2 === undefined) return undefined;
-  if (legacy || a1 === a2) return a1;
-  throw inconsistentAnnotations.error({ annot1: "%" + a1, annot2: "%" + a2 });
-}
 
-/** `merge_var_annot`: kept only when both sides agree. */
-export function mergeVarAnnot(a1: Annot, a2: Annot): Annot {
-  return a1 !== undefined && a1 === a2 ? a1 : undefined;
-}

@@ -18,6 +18,8 @@ import type { StepConstants, Tracer } from "./machine.ts";
 import { runLambda } from "./runtime.ts";
 import type { ParsedScript } from "./script.ts";
 import { bare } from "./types.ts";
+import { collectLazyStorage } from "../lazy-storage.ts";
+import { parseDataCycle } from "../gas/typechecking.ts";
 
 export type { Tracer, TraceItem } from "./machine.ts";
 
@@ -27,6 +29,11 @@ export interface ExecutionResult {
   readonly operations: Operation[];
   /** The storage unparsed, when `unparseStorage` was asked. */
   readonly storageNode?: Micheline;
+  /**
+   * Big map ids held by the parameter (`toDuplicate`) and by the storage before the run
+   * (`toUpdate`), collected with gas before the run as Octez's `collect_lazy_storage`.
+   */
+  readonly lazyIds: { readonly toDuplicate: Set<bigint>; readonly toUpdate: Set<bigint> };
 }
 
 /** Arguments of {@link execute}. */
@@ -68,9 +75,13 @@ export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteA
     throw e;
   }
   for (let i = ep.path.length - 1; i >= 0; i--) arg = { or: ep.path[i], value: arg };
+  // Octez parses the parameter boxed into its Left/Right path: one more data cycle per level
+  ctx.gas.consume(ep.path.length * parseDataCycle);
   const storage = args.storageValue !== undefined
     ? args.storageValue
     : parseData(ctx, script.storageTy, args.storage, { legacy: true, allowForgedTickets: true, allowForgedLazyStorageId: true });
+  // Octez: force_decode of the code (free: already decoded), then collect_lazy_storage of both
+  const lazyIds = { toDuplicate: collectLazyStorage(script.paramTy, arg, ctx.gas), toUpdate: collectLazyStorage(script.storageTy, storage, ctx.gas) };
   const sc: StepConstants = { self: ctx.self, source: ctx.source, sender: ctx.sender, amount: ctx.amount, chainId: ctx.chainId };
   let out: Value;
   try {
@@ -90,5 +101,5 @@ export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteA
     }
   }
   const operations = (ops as MList).toArray() as Operation[];
-  return storageNode === undefined ? { storage: st, operations } : { storage: st, operations, storageNode };
+  return storageNode === undefined ? { storage: st, operations, lazyIds } : { storage: st, operations, storageNode, lazyIds };
 }

@@ -37,6 +37,12 @@ export interface Instr {
   readonly aft: Stack;
   /** Whether the machine logs the instruction's exit itself (control instructions log their own). */
   readonly logExit: boolean;
+  /**
+   * Set on the HALT ending a body: `"static"` when its stack type (`aft`) is the one Octez's
+   * `IHalt` carries (loops, iterations, DIP, lambdas), `"branch"` when it ends a branch of a
+   * conditional, whose `IHalt` carries the stack type of the conditional's continuation.
+   */
+  readonly halt?: "static" | "branch";
   /** Runs the instruction on the machine (gas included). */
   readonly run: (m: Machine) => void;
 }
@@ -76,7 +82,7 @@ export type Cont =
   | { readonly k: 7; readonly body: readonly Instr[]; readonly items: readonly (readonly [Value, Value])[]; i: number; ys: import("../value.ts").MMap; inBody: boolean; readonly keyTy: Ty; readonly loc: number; readonly bodyBef: Stack }
   | { readonly k: 8; readonly saved: Value[] }
   | { readonly k: 9; readonly sc: StepConstants; readonly traced: boolean }
-  | { readonly k: 10; readonly loc: number; readonly aft: Stack; readonly traced: boolean };
+  | { readonly k: 10; readonly loc: number; readonly aft: Stack; readonly traced: boolean; readonly code: readonly Instr[]; readonly pc: number };
 
 /** The machine state. */
 export interface Machine {
@@ -95,4 +101,9 @@ export interface Machine {
   next(): void;
   /** Reports the current stack to the tracer (when instrumented). */
   log(loc: number, aft: Stack): void;
+  /**
+   * Reports the current stack with the annotations Octez's trace shows before running
+   * `code[pc]`: its stack type (`fallback`), or, when it is a HALT, the stack type the HALT carries.
+   */
+  logBefore(loc: number, code: readonly Instr[], pc: number, fallback: Stack): void;
 }

@@ -13,7 +13,6 @@ import type { ScriptContext } from "../context.ts";
 import { TezosError } from "../../errors/mod.ts";
 import * as TC from "../gas/typechecking.ts";
 import * as G from "../gas/interpreter.ts";
-import { readAccess } from "../gas/storage.ts";
 import {
   parseTy, parsePackableTy, parseComparableTy, parseBigMapValueTy, parseParameterTy, parseViewTy,
   checkComparable, checkPackable, checkDupable, isComparable, tySize, MICHELSON_MAXIMUM_TYPE_SIZE,
@@ -73,14 +72,24 @@ function isPrim(n: Micheline): n is MichelinePrim {
 }
 
 /** A HALT instruction ending a body (costs `halt`, then pops the continuation). */
-export function halt(loc: number, aft: Stack): Instr {
+export function halt(loc: number, aft: Stack, kind: "static" | "branch" = "static"): Instr {
   return {
-    loc, aft, logExit: false,
+    loc, aft, logExit: false, halt: kind,
     run: (m) => {
       m.gas.consume(G.halt);
       m.next();
     },
   };
+}
+
+/**
+ * Octez checks `michelson_maximum_type_size` whenever an instruction builds a compound type
+ * (`Type_size.compound1/2`): instructions push what they build on top, so the new top type is
+ * checked (`type_too_large` at the instruction).
+ */
+function checkTypeSize(loc: number, bef: Stack, aft: Stack): void {
+  if (aft === null || aft.ty === bef?.ty || aft.ty.args.length === 0) return;
+  if (tySize(aft.ty) > MICHELSON_MAXIMUM_TYPE_SIZE) throw typeTooLarge.error({ loc, maximum_type_size: MICHELSON_MAXIMUM_TYPE_SIZE });
 }
 
 function instr(loc: number, aft: Stack, run: (m: Machine) => void, logExit = true): Instr {
@@ -103,6 +112,7 @@ export class Checker {
   /** `parse_any_ty`. */
   anyTy(n: Micheline): Ty {
     if (isPrim(n) && n.prim === "operation" && (n.args === undefined || n.args.length === 0)) {
+      this.ctx.gas.consume(TC.parseTypeCycle); // parse_ty's cycle, as for any other type
       const tn = (n.annots ?? []).find((a) => a.startsWith(":"));
       return tn === undefined ? T.operation : named("operation", tn.slice(1));
     }
@@ -171,6 +181,7 @@ export class Checker {
   }
 
   private typed(loc: number, bef: Stack, aft: Stack, i: Instr | undefined): Judgement {
+    checkTypeSize(loc, bef, aft);
     this.log(loc, bef, aft);
     return { code: i === undefined ? [] : [i], aft };
   }
@@ -409,8 +420,8 @@ export class Checker {
         const bt = this.parseInstr(tc, args[0], bNoneBef, depth + 1);
         const bf = this.parseInstr(tc, args[1], bSomeBef, depth + 1);
         const aft = this.mergeBranches(loc, bt, bf);
-        const bNone = [...bt.code, halt(loc, aft ?? null)];
-        const bSome = [...bf.code, halt(loc, aft ?? null)];
+        const bNone = [...bt.code, halt(loc, aft ?? null, "branch")];
+        const bSome = [...bf.code, halt(loc, aft ?? null, "branch")];
         return this.control(loc, s0, aft, (m, self) => {
           m.gas.consume(G.ifNone);
           const st = m.stack;
@@ -428,7 +439,6 @@ export class Checker {
           if (s0 === null || rest1 === null) break;
           const [a, tn, lf, rf] = A.parseConstrAnnot(loc, annot, { v: top.annot }, { v: rest1.annot });
           const t = pairT(top.ty, lf, top.annot, rest1.ty, rf, rest1.annot, tn);
-          if (tySize(t) > MICHELSON_MAXIMUM_TYPE_SIZE) throw typeTooLarge.error({ loc, maximum_type_size: MICHELSON_MAXIMUM_TYPE_SIZE });
           return typed(push(t, rest2, a), (m) => {
             m.gas.consume(G.consPair);
             const st = m.stack;
@@ -720,8 +730,8 @@ export class Checker {
         const bt = this.parseInstr(tc, args[0], lBef, depth + 1);
         const bf = this.parseInstr(tc, args[1], rBef, depth + 1);
         const aft = this.mergeBranches(loc, bt, bf);
-        const bl = [...bt.code, halt(loc, aft ?? null)];
-        const br = [...bf.code, halt(loc, aft ?? null)];
+        const bl = [...bt.code, halt(loc, aft ?? null, "branch")];
+        const br = [...bf.code, halt(loc, aft ?? null, "branch")];
         return this.control(loc, s0, aft, (m, self) => {
           m.gas.consume(G.ifLeft);
           const st = m.stack;
@@ -763,8 +773,8 @@ export class Checker {
         const bt = this.parseInstr(tc, args[0], consBef, depth + 1);
         const bf = this.parseInstr(tc, args[1], rest1, depth + 1);
         const aft = this.mergeBranches(loc, bt, bf);
-        const bc = [...bt.code, halt(loc, aft ?? null)];
-        const bn = [...bf.code, halt(loc, aft ?? null)];
+        const bc = [...bt.code, halt(loc, aft ?? null, "branch")];
+        const bn = [...bf.code, halt(loc, aft ?? null, "branch")];
         return this.control(loc, s0, aft, (m, self) => {
           m.gas.consume(G.ifCons);
           const st = m.stack;
@@ -968,8 +978,8 @@ export class Checker {
         const bt = this.parseInstr(tc, args[0], rest1, depth + 1);
         const bf = this.parseInstr(tc, args[1], rest1, depth + 1);
         const aft = this.mergeBranches(loc, bt, bf);
-        const b1 = [...bt.code, halt(loc, aft ?? null)];
-        const b2 = [...bf.code, halt(loc, aft ?? null)];
+        const b1 = [...bt.code, halt(loc, aft ?? null, "branch")];
+        const b2 = [...bf.code, halt(loc, aft ?? null, "branch")];
         return this.control(loc, s0, aft, (m, self) => {
           m.gas.consume(G.if_);
           const c = m.stack.pop() as boolean;
@@ -1135,8 +1145,13 @@ export class Checker {
         if (s0 === null || rest1 === null) break;
         const a = A.parseVarAnnot(loc, annot);
         const t = this.checkItem(top.ty, rest1.ty, loc, "COMPARE", 1, 2, s0);
-        gas.consume(TC.comparableTyOfTyCycle);
-        if (!isComparable(t)) throw comparableTypeExpected.error({ location: loc, wrong_type: unparseTyAnnot(t) });
+        // comparable_ty_of_ty: one cycle per node visited (depth first, up to the first non-comparable one)
+        try {
+          checkComparable(t, loc, gas);
+        } catch (e) {
+          if (e instanceof TezosError) throw comparableTypeExpected.error({ location: loc, wrong_type: unparseTyAnnot(t) });
+          throw e;
+        }
         return typed(push(T.int, rest2, a), (m) => {
           const st = m.stack;
           const x = st.pop() as Value;
@@ -1176,6 +1191,7 @@ export class Checker {
   }
 
   private control(loc: number, bef: Stack, aft: Stack | undefined, run: (m: Machine, self: Instr) => void): Judgement {
+    if (aft !== undefined) checkTypeSize(loc, bef, aft);
     const i: Instr = { loc, aft: aft ?? null, logExit: false, run: (m) => run(m, i) };
     this.log(loc, bef, aft ?? null);
     return { code: [i], aft };
@@ -1483,8 +1499,8 @@ export class Checker {
         return nullary(T.mutez, G.amount, (m) => m.sc.amount, A.parseVarAnnot(loc, annot, "amount"));
       case "BALANCE":
         if (!a0) return undefined;
-        // Contract.get_balance_carbonated: reading /contracts/index/<hash>/balance
-        return nullary(T.mutez, G.balance + readAccess(4, 8), (m) => m.ctx.balance(), A.parseVarAnnot(loc, annot, "balance"));
+        // the context charges the carbonated read of the balance (read_access(4, 8))
+        return nullary(T.mutez, G.balance, (m) => m.ctx.balanceOf(m.sc.self), A.parseVarAnnot(loc, annot, "balance"));
       case "LEVEL":
         if (!a0) return undefined;
         return nullary(T.nat, G.level, (m) => m.ctx.level, A.parseVarAnnot(loc, annot, "level"));
@@ -1512,13 +1528,13 @@ export class Checker {
       case "VOTING_POWER":
         if (!a0 || k0 !== "key_hash") return undefined;
         return typed(push(T.nat, rest1, A.parseVarAnnot(loc, annot)), (m) => {
-          m.gas.consume(G.votingPower + readAccess(4, 4));
+          m.gas.consume(G.votingPower); // the context charges the read (read_access(4, 4))
           const st = m.stack;
           st[st.length - 1] = m.ctx.votingPower(st[st.length - 1] as string);
         });
       case "TOTAL_VOTING_POWER":
         if (!a0) return undefined;
-        return nullary(T.nat, G.totalVotingPower + readAccess(2, 4), (m) => m.ctx.totalVotingPower(), A.parseVarAnnot(loc, annot));
+        return nullary(T.nat, G.totalVotingPower, (m) => m.ctx.totalVotingPower(), A.parseVarAnnot(loc, annot)); // the context charges read_access(2, 4)
       case "ADDRESS":
         if (!a0 || k0 !== "contract") return undefined;
         return un(T.address, G.address, (v) => addr((v as TypedContract).address, (v as TypedContract).entrypoint), A.parseVarAnnot(loc, annot, A.genAccessAnnot(top.annot, "address")));
@@ -1563,6 +1579,11 @@ export class Checker {
         if (k0 !== "option" || t0!.args[0].prim !== "key_hash" || k1 !== "mutez" || t2 === undefined) return undefined;
         const [opA, addrA] = A.parseTwoVarAnnot(loc, annot);
         const inner = R.checkInnerScript(this, args[0], depth + 1);
+        // Octez checks the code's lambda against `pair parameter storage` and `pair (list operation) storage`
+        const argFull = pairT(inner.paramTy, undefined, undefined, inner.storageTy, undefined, undefined);
+        const retFull = pairT(named("list", undefined, T.operation), undefined, undefined, inner.storageTy, undefined, undefined);
+        mergeTypes(this.ctx.gas, legacy, loc, argFull, argFull);
+        mergeTypes(this.ctx.gas, legacy, loc, retFull, retFull);
         mergeTypes(this.ctx.gas, legacy, loc, inner.storageTy, t2);
         return typed(push(T.operation, push(T.address, rest3, addrA), opA), (m) => {
           m.gas.consume(G.createContract);
@@ -1591,8 +1612,7 @@ export class Checker {
       case "TICKET": {
         if (!a0 || t0 === undefined || k1 !== "nat") return undefined;
         const a = A.parseVarAnnot(loc, annot);
-        this.ctx.gas.consume(TC.comparableTyOfTyCycle);
-        checkComparable(t0, loc, this.ctx.gas);
+        checkComparable(t0, loc, this.ctx.gas); // comparable_ty_of_ty charges its cycles
         return bin(named("ticket", undefined, t0), G.ticket, (x, y, m) => ({ ticketer: m.sc.self, contents: x, amount: y as bigint }) as Ticket, a);
       }
       case "READ_TICKET": {

@@ -16,7 +16,9 @@ import { hashData, packData, unpackData } from "../data/pack.ts";
 import { emptyMap } from "../data/map.ts";
 import { parseViewTy, parseParameterTy, unparseTy } from "../data/parse-type.ts";
 import { stripLocationsCost } from "../gas/script.ts";
-import { mergeCycle } from "../gas/typechecking.ts";
+import { collectLazyStorage, extractLazyStorageDiff } from "../lazy-storage.ts";
+import { checkPrintable, mergeCycle } from "../gas/typechecking.ts";
+import { invalidKindError } from "../data/node.ts";
 import * as H from "../crypto/hash.ts";
 import * as B from "../crypto/bls12-381.ts";
 import { checkSignature as checkSig } from "../crypto/signature.ts";
@@ -26,7 +28,7 @@ import { tezAdd as tAdd, tezMul, tezSub as tSub } from "../../protocols/hangzhou
 import { invalidSyntacticConstant } from "../data/errors.ts";
 import { isAllowedString } from "./annot.ts";
 import {
-  badViewName, entrypointNameTooLong, noSuchEntrypoint, scriptOverflow, scriptRejected, unsupportedInstruction, viewNameTooLong,
+  badViewName, entrypointNameTooLong, noSuchEntrypoint, scriptOverflow, scriptRejected, saplingNotSupported, viewNameTooLong,
 } from "./errors.ts";
 import { K, type Cont, type Instr, type Machine, type StepConstants, type Tracer, type TraceItem } from "./machine.ts";
 import type { CheckedLambda } from "./parse-instr.ts";
@@ -67,6 +69,25 @@ class M implements Machine {
     }
     this.tracer(loc, this.gas.remaining(), items);
   }
+  logBefore(loc: number, code: readonly Instr[], pc: number, fallback: Stack): void {
+    if (!this.traced || this.tracer === undefined) return;
+    this.log(loc, this.stackTyAt(code, pc, fallback, this.ks.length - 1));
+  }
+  /**
+   * The stack type Octez's `kinfo` gives `code[pc]` (what its trace shows after the previous
+   * step): `fallback` for an instruction, the carried type for a HALT; the HALT of a branch carries
+   * the type of the conditional's continuation, found through the continuation stack from `k`.
+   */
+  private stackTyAt(code: readonly Instr[], pc: number, fallback: Stack, k: number): Stack {
+    const i = code[pc];
+    if (i === undefined || i.halt === undefined) return fallback;
+    if (i.halt === "static") return i.aft;
+    for (let j = k; j >= 0; j--) {
+      const c = this.ks[j]!;
+      if (c.k === K.CONS) return this.stackTyAt(c.code, c.pc, c.log?.aft ?? i.aft, j - 1);
+    }
+    return i.aft;
+  }
   next(): void {
     const ks = this.ks;
     for (;;) {
@@ -81,7 +102,7 @@ class M implements Machine {
           if (!this.traced) this.gas.consume(G.control.cons);
           this.code = c.code;
           this.pc = c.pc;
-          if (c.log !== undefined) this.log(c.log.loc, c.log.aft);
+          if (c.log !== undefined) this.logBefore(c.log.loc, c.code, c.pc, c.log.aft);
           return;
         case K.UNDIP:
           this.gas.consume(G.control.undip);
@@ -111,7 +132,7 @@ class M implements Machine {
               ks.push(c);
               this.code = c.body;
               this.pc = 0;
-              this.log(c.loc, c.bodyBef);
+              this.logBefore(c.loc, c.body, 0, c.bodyBef);
               return;
             }
           } else {
@@ -121,7 +142,7 @@ class M implements Machine {
               ks.push(c);
               this.code = c.body;
               this.pc = 0;
-              this.log(c.loc, c.bodyBef);
+              this.logBefore(c.loc, c.body, 0, c.bodyBef);
               return;
             }
           }
@@ -134,7 +155,7 @@ class M implements Machine {
             ks.push(c);
             this.code = c.body;
             this.pc = 0;
-            this.log(c.loc, c.bodyBef);
+            this.logBefore(c.loc, c.body, 0, c.bodyBef);
             return;
           }
           continue;
@@ -152,7 +173,7 @@ class M implements Machine {
             ks.push(c);
             this.code = c.body;
             this.pc = 0;
-            this.log(c.loc, c.bodyBef);
+            this.logBefore(c.loc, c.body, 0, c.bodyBef);
             return;
           }
           this.stack.push(MListClass.of(c.ys));
@@ -172,7 +193,7 @@ class M implements Machine {
             ks.push(c);
             this.code = c.body;
             this.pc = 0;
-            this.log(c.loc, c.bodyBef);
+            this.logBefore(c.loc, c.body, 0, c.bodyBef);
             return;
           }
           this.stack.push(c.ys);
@@ -193,10 +214,12 @@ class M implements Machine {
           this.gas.consume(G.control.cons);
           this.gas.consume(G.consSome);
           this.traced = c.traced;
+          this.code = c.code; // the caller's code after VIEW
+          this.pc = c.pc;
           const st = this.stack;
           st[st.length - 1] = some(st[st.length - 1]);
           this.log(c.loc, c.aft);
-          continue;
+          return;
         }
       }
     }
@@ -205,7 +228,7 @@ class M implements Machine {
     while (!this.done) {
       const i = this.code[this.pc++];
       i.run(this);
-      if (i.logExit && this.traced) this.log(i.loc, i.aft);
+      if (i.logExit && this.traced) this.logBefore(i.loc, this.code, this.pc, i.aft);
     }
   }
 }
@@ -228,7 +251,7 @@ export function enterBranch(m: Machine, body: readonly Instr[], self: Instr, bod
   m.ks.push({ k: K.CONS, code: m.code, pc: m.pc, log: { loc: self.loc, aft: self.aft } });
   m.code = body;
   m.pc = 0;
-  m.log(self.loc, bodyBef);
+  m.logBefore(self.loc, body, 0, bodyBef);
 }
 
 /** DIP: keeps the top aside while `body` runs on the rest. */
@@ -237,7 +260,7 @@ export function dip(m: Machine, self: Instr, body: readonly Instr[], bodyBef: St
   m.ks.push({ k: K.UNDIP, value: m.stack.pop() as Value });
   m.code = body;
   m.pc = 0;
-  m.log(self.loc, bodyBef);
+  m.logBefore(self.loc, body, 0, bodyBef);
 }
 
 /** DIP n: keeps the top `n` items aside while `body` runs. */
@@ -247,7 +270,7 @@ export function dipn(m: Machine, self: Instr, body: readonly Instr[], n: number,
   m.ks.push({ k: K.UNDIPN, values, loc: self.loc, aft: self.aft, n });
   m.code = body;
   m.pc = 0;
-  m.log(self.loc, bodyBef);
+  m.logBefore(self.loc, body, 0, bodyBef);
 }
 
 /** LOOP / LOOP_LEFT. */
@@ -459,7 +482,7 @@ export function openChest(key: Uint8Array, chest: Uint8Array, time: bigint): Val
 
 /** The error of an instruction this node does not run. */
 export function unsupported(loc: number, prim: string): TezosError {
-  return unsupportedInstruction.error({ location: loc, prim });
+  return saplingNotSupported.error({ location: loc, prim });
 }
 
 /** `invalid_syntactic_constant`. */
@@ -580,13 +603,24 @@ export function contract(m: Machine, loc: number, t: Ty, a: Address, instrEp: st
 
 /** TRANSFER_TOKENS. */
 export function transfer(m: Machine, amount: bigint, c: TypedContract, v: Value): Operation {
-  // unparsing cost of the parameter (Octez unparses it into the operation)
-  const node = unparseData(c.paramTy, v, "Optimized", { gas: m.gas });
+  // Octez's `transfer`: the parameter's big maps collected and extracted, then it is unparsed
+  const node = unparseData(c.paramTy, extractedForGas(m, c.paramTy, v), "Optimized", { gas: m.gas });
   m.gas.consume(stripLocationsCost(node));
   return {
     op: "transaction", nonce: m.ctx.freshInternalNonce(), amount, destination: c.address,
     entrypoint: isDefaultEntrypoint(c.entrypoint) ? "default" : c.entrypoint, paramTy: c.paramTy, param: v,
   };
+}
+
+/**
+ * What the instructions emitting an operation charge for its value's big maps (Octez's
+ * `collect_lazy_storage` then `extract_lazy_storage_diff ~temporary:true`), and the value as
+ * extracted (big maps as ids) for the unparsing gas. The operation keeps `v`: whoever applies it
+ * extracts the maps again with real temporary ids, without charging (GASX).
+ */
+function extractedForGas(m: Machine, t: Ty, v: Value): Value {
+  const toDuplicate = collectLazyStorage(t, v, m.gas);
+  return extractLazyStorageDiff({ gas: m.gas, freshBigMapId: () => -1n }, t, v, { mode: "Optimized", temporary: true, toDuplicate, toUpdate: new Set() }).value;
 }
 
 /** A checked inner script of CREATE_CONTRACT. */
@@ -619,7 +653,7 @@ export function checkInnerScript(c: Checker, node: Micheline, depth: number): In
 export function createContract(m: Machine, inner: InnerScript, delegate: string | null, credit: bigint, init: Value): [Operation, string] {
   unparseTy(inner.paramTy, "Optimized", m.gas);
   unparseTy(inner.storageTy, "Optimized", m.gas);
-  const node = unparseData(inner.storageTy, init, "Optimized", { gas: m.gas });
+  const node = unparseData(inner.storageTy, extractedForGas(m, inner.storageTy, init), "Optimized", { gas: m.gas });
   m.gas.consume(stripLocationsCost(node));
   const address = m.ctx.freshContractAddress();
   const op: Operation = { op: "origination", nonce: m.ctx.freshInternalNonce(), credit, delegate, address, code: inner.code, storageTy: inner.storageTy, storage: init };
@@ -629,11 +663,10 @@ export function createContract(m: Machine, inner: InnerScript, delegate: string 
 /** `parse_view_name`. */
 export function parseViewName(c: Checker, n: Micheline): string {
   const loc = c.loc(n);
-  if (typeof n !== "object" || n === null || !("string" in n)) {
-    throw invalidSyntacticConstant.error({ location: loc, expected_form: "string", wrong_expression: n });
-  }
+  if (typeof n !== "object" || n === null || Array.isArray(n) || !("string" in n)) throw invalidKindError(n, loc, ["string"]);
   const v = (n as { string: string }).string;
   if (v.length > 31) throw viewNameTooLong.error({ name: v });
+  c.ctx.gas.consume(checkPrintable(v));
   if (!isAllowedString(v)) {
     throw badViewName.error({ loc }).withContext(
       invalidSyntacticConstant.create({ location: loc, expected_form: "string [a-zA-Z0-9_.%@] and the maximum string length of 31 characters", wrong_expression: n }),
@@ -659,10 +692,11 @@ export function view(m: Machine, self: Instr, name: string, inTy: Ty, outTy: Ty)
   if (v === undefined) return none();
   if (!tryMergeLegacy(v.outTy, outTy) || !tryMergeLegacy(v.inTy, inTy)) return none();
   const storage = parseData(m.ctx, parsed.storageTy, script.storage, { legacy: true, allowForgedTickets: true, allowForgedLazyStorageId: true });
-  m.ks.push({ k: K.VIEW_SOME, loc: self.loc, aft: self.aft, traced: m.traced });
+  m.ks.push({ k: K.VIEW_SOME, loc: self.loc, aft: self.aft, traced: m.traced, code: m.code, pc: m.pc });
   m.ks.push({ k: K.RETURN, saved: st });
   m.ks.push({ k: K.VIEW_EXIT, sc: m.sc, traced: m.traced });
-  m.sc = { ...m.sc, source: m.sc.self, self: target.address, amount: 0n };
+  // the view runs as the viewed contract, called by this one (SENDER); SOURCE stays the operation's
+  m.sc = { ...m.sc, sender: m.sc.self, self: target.address, amount: 0n };
   m.traced = false;
   m.stack = [[input, storage]];
   m.code = v.lambda.body;

@@ -86,7 +86,7 @@ export function parseToplevel(ctx: ScriptContext, root: Micheline, locs: WeakMap
         else c = f;
       } else if (name === "view") {
         if (args.length !== 4) throw invalidArity.error({ location: loc(f), primitive_name: "view", expected_arity: 4, wrong_arity: args.length });
-        const fakeChecker = { loc: (n: Micheline) => loc(n) } as unknown as Checker;
+        const fakeChecker = { loc: (n: Micheline) => loc(n), ctx } as unknown as Checker;
         const vname = parseViewName(fakeChecker, args[0]);
         ctx.gas.consume(G.viewUpdate(vname, views.size));
         if (views.has(vname)) throw duplicatedViewName.error({ location: loc(f) });
@@ -222,5 +222,48 @@ import { halt as haltOf } from "./parse-instr.ts";
  * code and views; throws the Octez errors (`ill_typed_contract` around the precise ones).
  */
 export function parseScript(ctx: ScriptContext, code: Micheline, opts: ParseScriptOptions = {}): ParsedScript {
-  return parseScriptNode(ctx, code, opts);
+  // parse_code charges the typed IR's size model once the code is checked (GASX, gas/ir-size.ts)
+  const log = new TypeLog();
+  const outer = opts.typeLogger;
+  const typeLogger: TypeLogger = outer === undefined ? log.logger : (loc, b, a) => {
+    log.logger(loc, b, a);
+    outer(loc, b, a);
+  };
+  const parsed = parseScriptNode(ctx, code, { ...opts, typeLogger });
+  const legacy = opts.legacy ?? false;
+  const free = freeOfGas(ctx);
+  const nodes = scriptIrNodes({ code: parsed.parts.code, paramTy: parsed.paramTy, storageTy: parsed.storageTy, views: parsed.viewNodes.values() }, log, {
+    loc: (n) => parsed.locs.get(n as object) ?? -1,
+    lambdaLog: (argTy, retTy, body) => {
+      const l = new TypeLog();
+      typecheckLambda(free, argTy, retTy, body, { legacy, locations: parsed.locs, typeLogger: l.logger });
+      return l;
+    },
+  });
+  ctx.gas.consume(nodesCost(nodes));
+  return parsed;
 }
+
+/** The context with a gas meter that does not count (checking again what was already charged). */
+function freeOfGas(ctx: ScriptContext): ScriptContext {
+  return Object.create(ctx, { gas: { value: { consume: () => {}, remaining: () => Number.MAX_SAFE_INTEGER } } }) as ScriptContext;
+}
+
+/**
+ * The gas Octez's `Script_interpreter.execute` charges last, after unparsing the new storage
+ * (`script_size`): 45 milligas per node of the storage value (`Script_typed_ir_size.value_size`),
+ * `storage` being the value with its big maps extracted (ids only). Charge it with `ctx.gas.consume`.
+ */
+export function storageSizeCost(ctx: ScriptContext, storageTy: Ty, storage: Value): number {
+  const free = freeOfGas(ctx);
+  return nodesCost(valueSizeNodes(storageTy, storage, (argTy, retTy, body, locations) => {
+    const l = new TypeLog();
+    typecheckLambda(free, argTy, retTy, body, { legacy: true, locations, typeLogger: l.logger });
+    return l;
+  }));
+}
+
+import type { Value } from "../value.ts";
+import { scriptIrNodes, TypeLog, valueSizeNodes } from "../gas/ir-size.ts";
+import { nodesCost } from "../gas/script.ts";
+import { typecheckLambda } from "./lambda.ts";

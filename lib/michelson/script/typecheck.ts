@@ -6,9 +6,14 @@
 import type { Micheline } from "../../encoding/micheline.ts";
 import type { ScriptContext } from "../context.ts";
 import { TezosError } from "../../errors/mod.ts";
-import { illTypedContract, type TypeMapEntry } from "./errors.ts";
+import { illTypedContract, type StackSlot, type TypeMapEntry } from "./errors.ts";
 import { parseScriptNode } from "./script.ts";
 import { unparseStack } from "./types.ts";
+
+/** A stack slot as `type_map_enc` encodes it: `[type, annots]`. */
+function slotPair(s: StackSlot): readonly [Micheline, readonly string[]] {
+  return [s.type, s.annots];
+}
 
 /** A type map: one entry per checked instruction, as the RPC returns it (last checked first). */
 export type TypeMap = TypeMapEntry[];
@@ -26,7 +31,8 @@ export function typecheckCode(ctx: ScriptContext, code: Micheline, opts: { legac
     parseScriptNode(ctx, code, { legacy: opts.legacy ?? false, typeLogger: logger });
   } catch (e) {
     if (e instanceof TezosError) {
-      const trace = e.trace.map((i) => (illTypedContract.is(i) ? illTypedContract.create({ ill_typed_code: i.fields.ill_typed_code, type_map: map }) : i));
+      const typeMap = map.map((m) => ({ location: m.location, stack_before: m.stack_before.map(slotPair), stack_after: m.stack_after.map(slotPair) }));
+      const trace = e.trace.map((i) => (illTypedContract.is(i) ? illTypedContract.create({ ill_typed_code: i.fields.ill_typed_code, type_map: typeMap }) : i));
       throw new TezosError(trace, { cause: e });
     }
     throw e;

@@ -2,13 +2,15 @@
  * Errors inside receipts (`apply_results.ml`'s `error_encoding` and `trace_encoding`): each error
  * is kept as its JSON object (`{kind, id, ...}`), opaque to the codecs. In binary, Octez writes an
  * error as data-encoding's `json`: a 4-byte length then the value as a BSON document
- * (`../../bson.ts`).
+ * (`../../bson.ts`); reading one back goes through its definition in the node's error registry,
+ * which restores what BSON loses (an empty array comes back as `{}`).
  * @module
  */
+import { defaultRegistry } from "../../../errors/mod.ts";
 import { bsonJson } from "../../bson.ts";
 import type { Json } from "../../codec.ts";
 import type { Codec } from "../../core.ts";
-import { def } from "../../conv.ts";
+import { conv, def } from "../../conv.ts";
 import { list } from "../../list.ts";
 
 /** One protocol error, as its JSON object (`{kind, id, ...}`). */
@@ -17,7 +19,8 @@ export type ProtocolError = Json;
 /** The errors of a failed or backtracked operation, outermost last (an Octez error trace). */
 export type ErrorTrace = ProtocolError[];
 
-const bsonValue = bsonJson();
+// Read back through the error's registered encoding, as Octez does (BSON loses empty arrays).
+const bsonValue = conv((e: ProtocolError) => e, (j: Json) => defaultRegistry.normalizeJson(j), bsonJson());
 
 /** One error of a trace: its JSON object; in binary, data-encoding's `json` (length ‖ BSON). */
 export const protocolError: Codec<ProtocolError> = def("011-PtHangz2.error", bsonValue, {

@@ -224,7 +224,8 @@ export interface ExecutionResult {
 
 /**
  * Runs `script` of `self` (`Script_interpreter.execute`): the parameter typed against the
- * entrypoint, the code run, the storage's big maps extracted (non temporary), the storage
+ * entrypoint (forged tickets and big map ids allowed in internal calls only, Octez
+ * `~allow_forged_in_parameter:internal`), the code run, the storage's big maps extracted (non temporary), the storage
  * unparsed (Optimized), the emitted operations' big maps extracted (temporary) with their
  * values unparsed. The diff is the operations' diffs, in order, then the storage's.
  */
@@ -232,14 +233,14 @@ export function executeScript(
   pc: ProtoContext,
   ctx: HangzhouScriptContext,
   script: { code: Micheline; storage: Micheline },
-  args: { entrypoint: string; parameter: Micheline },
+  args: { entrypoint: string; parameter: Micheline; internal?: boolean },
 ): ExecutionResult {
   const { extractLazyStorageDiff } = lazyStorage;
   const parsed = parseScript(ctx, script.code, { legacy: true });
   const entry = findEntrypoint(parsed.paramTy, args.entrypoint);
   const toDuplicate = storedBigMapIds(entry.ty, args.parameter);
   const toUpdate = storedBigMapIds(parsed.storageTy, script.storage);
-  const result = execute(ctx, parsed, { entrypoint: args.entrypoint, parameter: args.parameter, storage: script.storage });
+  const result = execute(ctx, parsed, { entrypoint: args.entrypoint, parameter: args.parameter, storage: script.storage, internal: args.internal ?? false });
   const env = lazyEnv(pc, ctx);
   const operations: PendingOperation[] = [];
   const opDiffs: LazyStorageDiffItem[] = [];
@@ -302,6 +303,7 @@ function applyTransaction(
   env: ContentEnv,
   source: string,
   op: { amount: bigint; destination: string; parameters?: { entrypoint: string; value: Micheline } },
+  internal: boolean,
 ): AppliedOperation {
   const { destination, amount } = op;
   const entrypoint = op.parameters?.entrypoint ?? "default";
@@ -342,7 +344,7 @@ function applyTransaction(
     chainId: env.chainId,
     legacy: true,
   });
-  const r = executeScript(pc, ctx, script, { entrypoint, parameter });
+  const r = executeScript(pc, ctx, script, { entrypoint, parameter, internal });
   const lazySize = applyLazyStorageDiff(pc, r.lazyStorageDiff);
   const storageBytes = encodeBinary(expression, r.storage).length + 4;
   pc.consumeGas(200_000n + 4n * BigInt(storageBytes));
@@ -569,7 +571,7 @@ export function applyOperationContent(pc: ProtoContext, env: ContentEnv, op: Pen
       applied = { fields: {}, emitted: [] };
       break;
     case "transaction":
-      applied = applyTransaction(pc, env, op.source, o);
+      applied = applyTransaction(pc, env, op.source, o, internal);
       break;
     case "origination":
       applied = applyOrigination(pc, env, op.source, o, internal, op.preorigination);

@@ -171,9 +171,9 @@ export function makeScriptContext(pc: ProtoContext, step: ScriptStep): HangzhouS
     now: step.now,
     level: step.level,
     chainId: step.chainId,
-    balance(): bigint {
+    balanceOf(contract: string): bigint {
       pc.consumeGas(readAccessCost(4, 8));
-      return step.balance ?? getBalance(pc, step.self);
+      return contract === step.self && step.balance !== undefined ? step.balance : getBalance(pc, contract);
     },
     contractParameterType(kt1: string): Ty | undefined {
       if (isImplicit(kt1)) return undefined;

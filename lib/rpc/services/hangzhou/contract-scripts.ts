@@ -150,6 +150,12 @@ export function contractScriptsServices(): Directory<BlockCtx> {
   );
 }
 
+/** A contract's script in Readable form (Octez's `info` service), or `undefined` without a script: for `contracts.ts`. */
+export function readableScript(ctx: BlockCtx, contract: string): Script | undefined {
+  const s = withScript(ctx, contract);
+  return s === undefined ? undefined : unparseScript(s.sc, parsedScript(s.sc, s.stored), s.stored.storage, "Readable");
+}
+
 /** The readable storage of a contract (Octez's `storage` service), or `undefined` without a script: for `contracts.ts`. */
 export function readableStorage(ctx: BlockCtx, contract: string): Micheline | undefined {
   const s = withScript(ctx, contract);

@@ -8,9 +8,12 @@
  * `storage` of an implicit account are 404. The list is in Octez's order (reverse key order:
  * originated contracts first).
  *
- * Differences: scripts are shown as stored, where Octez unparses them in readable form (the
- * liquidity baking storages are stored in optimised form: addresses as bytes). The services that
- * need the Michelson typechecker (`entrypoints`, `big_map_get`, `…/normalized`) are not served.
+ * Scripts as Octez 011 answers them: `script` is the script as stored (toplevel sections in the
+ * order they were written, storage as stored: the liquidity baking storages hold their addresses
+ * as bytes); `storage` and the status's `script` are the script parsed (legacy mode) and unparsed
+ * in Readable form (`unparse_script`: parameter, storage, code with its data normalised, views;
+ * storage readable). The services that read a script with the type checker (`entrypoints`,
+ * `big_map_get`, `…/normalized`) are in `contract-scripts.ts`.
  * Early layout: `manager` is the account itself for an implicit account (404 for a `KT1…`, which
  * has no manager since Babylon); `spendable` and `delegatable` are true for implicit accounts and
  * false for originated ones (only their script moves their tez or sets their delegate).
@@ -32,6 +35,7 @@ import { Directory } from "../../directory.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
 import { contractArg, nullable, octezListOrder, protoContextOf } from "./context.ts";
+import { readableScript, readableStorage } from "./contract-scripts.ts";
 
 /** A contract's status (`contract_services.ml`'s `info`). */
 export interface ContractInfo {
@@ -56,13 +60,13 @@ function ifExists<T>(ctx: BlockCtx, contract: string, f: (pc: ProtoContext) => T
   return contractExists(pc, contract) ? f(pc) : undefined;
 }
 
-/** The status of a contract (`info`), `undefined` when it does not exist. */
+/** The status of a contract (`info`, its script in Readable form), `undefined` when it does not exist. */
 export function contractInfoAt(ctx: BlockCtx, contract: string): ContractInfo | undefined {
   return ifExists(ctx, contract, (pc) => {
     const info: ContractInfo = { balance: getBalance(pc, contract) };
     const delegate = contractDelegate(pc, contract);
     if (delegate !== undefined) info.delegate = delegate;
-    const s = scriptOf(pc, contract);
+    const s = isImplicit(contract) ? undefined : readableScript(ctx, contract);
     if (s !== undefined) info.script = s;
     if (isImplicit(contract)) info.counter = getCounter(pc, contract);
     return info;
@@ -139,7 +143,7 @@ export function contractsServices(): Directory<BlockCtx> {
       description: "Access the data of the contract.",
       output: expression,
       optional: true,
-      handler: ({ ctx, params: [c] }) => ifExists(ctx, c, (pc) => scriptOf(pc, c)?.storage),
+      handler: ({ ctx, params: [c] }) => ifExists(ctx, c, () => (isImplicit(c) ? undefined : readableStorage(ctx, c))),
     }),
     service({
       method: "GET",

@@ -29,12 +29,11 @@ import { cannotSerializeStorage } from "../../../michelson/script/errors.ts";
 import { stripLocationsCost } from "../../../michelson/gas/script.ts";
 import { TezosError } from "../../../errors/mod.ts";
 import type { TraceItem } from "../../../michelson/script/machine.ts";
-import { parseScript } from "../../../michelson/script/script.ts";
-import { findEntrypoint } from "../../../michelson/script/entrypoints.ts";
+import { parseScript, storageSizeCost } from "../../../michelson/script/script.ts";
 import type { Operation } from "../../../michelson/value.ts";
 import type { GasMeter } from "../../../michelson/context.ts";
 import { makeScriptContext, scriptLevel, scriptNow, type HangzhouScriptContext } from "../../../protocols/hangzhou/michelson/script-context.ts";
-import { storedBigMapIds } from "../../../protocols/hangzhou/michelson/stored-lazy-ids.ts";
+import { expandGlobalConstants } from "../../../protocols/hangzhou/apply/content.ts";
 import { freshBigMapId } from "../../../protocols/hangzhou/storage/big-map.ts";
 import { freshContractFromCurrentNonce, rawOriginate } from "../../../protocols/hangzhou/storage/contract.ts";
 import type { ProtoContext } from "../../../protocols/hangzhou/storage/proto-context.ts";
@@ -138,15 +137,8 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
   const pc = blockPc.clone();
   const mode: UnparsingMode = input.unparsing_mode ?? "Readable";
   const ctx = dummyRun(pc, input, true);
-  const script = parseScript(ctx, input.script, { legacy: true });
-  // The big maps the parameter and the old storage hold (`collect_lazy_storage`).
-  let paramIds = new Set<bigint>();
-  try {
-    paramIds = storedBigMapIds(findEntrypoint(script.paramTy, input.entrypoint).ty, input.input);
-  } catch {
-    // an unknown entrypoint is reported by `execute`
-  }
-  const storageIds = storedBigMapIds(script.storageTy, input.storage);
+  // parse_code: global constants expanded (charged even when there are none), then checked
+  const script = parseScript(ctx, expandGlobalConstants(pc, input.script), { legacy: true });
 
   const trace: TraceStep[] = [];
   const tracer = traced
@@ -166,18 +158,21 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
   const result = execute(ctx, script, { entrypoint: input.entrypoint, parameter: input.input, storage: input.storage }, tracer);
 
   const env = lazyEnv(ctx);
+  // The emitted operations' values were unparsed (and their gas charged) by the instructions
+  // that made them (Octez's `transfer`/`create_contract`): moving their big maps is not charged again.
+  const opEnv: LazyStorageEnv = { gas: UNLIMITED, freshBigMapId: env.freshBigMapId };
   const operations: InternalOperation[] = [];
   const diffs: LazyStorageDiffItem[] = [];
   for (const op of result.operations) {
-    const x = internalOperationOf(ctx.self, op, env);
+    const x = internalOperationOf(ctx.self, op, opEnv);
     operations.push(x.operation);
     if (x.diff !== undefined) diffs.push(...x.diff);
   }
   const stored = extractLazyStorageDiff(env, script.storageTy, result.storage, {
     mode,
     temporary: false,
-    toDuplicate: paramIds,
-    toUpdate: storageIds,
+    toDuplicate: result.lazyIds.toDuplicate,
+    toUpdate: result.lazyIds.toUpdate,
   });
   if (stored.diff !== undefined) diffs.push(...stored.diff);
   let storage: Micheline;
@@ -188,6 +183,8 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
     if (e instanceof TezosError) throw e.withContext(cannotSerializeStorage.create(undefined));
     throw e;
   }
+  // `script_size`, charged after the fact
+  ctx.gas.consume(storageSizeCost(ctx, script.storageTy, stored.value));
   const out: RunCodeOutput = { storage, operations };
   if (traced) out.trace = trace;
   if (diffs.length > 0) out.lazyStorageDiff = diffs;
