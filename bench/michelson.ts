@@ -15,7 +15,8 @@ import { MemoryStore } from "../lib/store/memory.ts";
 import { encodeBinary } from "../lib/encoding/codec.ts";
 import { toHex } from "../lib/encoding/hex.ts";
 import { operation, unsignedOperation, type Origination, type Transaction } from "../lib/encoding/hangzhou/operation.ts";
-import { formatPublicKeyHash, formatSignature, parseSecretKey, publicKeyHash, publicKeyOf } from "../lib/crypto/keys.ts";
+import { formatSignature } from "../lib/crypto/keys.ts";
+import { get, KEYS, post, SOURCES } from "./support.ts";
 import { sign } from "../lib/crypto/sign.ts";
 import { genericWatermark } from "../lib/crypto/watermark.ts";
 
@@ -206,13 +207,6 @@ export const BIG_MAP_STORE: Micheline = [
   ]),
 ];
 
-const KEYS = [
-  "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh",
-  "edsk39qAm1fiMjgmPkw1EgQYkMzkJezLNewd7PLNHTkr6w9XA2zdfo",
-  "edsk4ArLQgBTLWG5FJmnGnT689VKoqhXwmDPBuGx3z4cvwU9MmrPZZ",
-  "edsk2uqQB9AY4FvioK2YMdfmyMrer5R8mGFyuaLLFfSRo8EoyNdht3",
-].map(parseSecretKey);
-const SOURCES = KEYS.map((k) => formatPublicKeyHash(publicKeyHash(publicKeyOf(k))));
 const STUB_SIGNATURE = "edsigtkpiSSschcaCt9pUVrpNPf7TTcgvgDEDD6NCEHMy8NNQJCGnMfLZzYoQj74yLjo9wx6MPVV29CvVzgi7qEcEUok3k7AuMg";
 /** Hangzhou's hard limits per operation: 1,040,000 gas, 60,000 bytes. */
 const GAS_LIMIT = 1_040_000n;
@@ -252,22 +246,6 @@ class CountingStore implements KeyValueStore {
   reset(): void {
     this.gets = this.entries = this.bytes = 0;
   }
-}
-
-async function get(node: TezosNode, path: string): Promise<any> {
-  const res = await node.fetch(new Request(`http://localhost${path}`));
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function post(node: TezosNode, path: string, body?: unknown): Promise<any> {
-  const init: RequestInit = { method: "POST" };
-  if (body !== undefined) Object.assign(init, { headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const res = await node.fetch(new Request(`http://localhost${path}`, init));
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json).slice(0, 2000)}`);
-  return json;
 }
 
 type Content = Origination | Transaction;

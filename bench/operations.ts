@@ -8,31 +8,12 @@ import { createNode, type TezosNode } from "../mod.ts";
 import { encodeBinary } from "../lib/encoding/codec.ts";
 import { toHex } from "../lib/encoding/hex.ts";
 import { operation, unsignedOperation } from "../lib/encoding/hangzhou/operation.ts";
-import { formatPublicKeyHash, formatSignature, parseSecretKey, publicKeyHash, publicKeyOf } from "../lib/crypto/keys.ts";
+import { formatSignature } from "../lib/crypto/keys.ts";
+import { get, KEYS, post, SOURCES } from "./support.ts";
 import { sign } from "../lib/crypto/sign.ts";
 import { genericWatermark } from "../lib/crypto/watermark.ts";
 
-const KEYS = [
-  "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh",
-  "edsk39qAm1fiMjgmPkw1EgQYkMzkJezLNewd7PLNHTkr6w9XA2zdfo",
-  "edsk4ArLQgBTLWG5FJmnGnT689VKoqhXwmDPBuGx3z4cvwU9MmrPZZ",
-  "edsk2uqQB9AY4FvioK2YMdfmyMrer5R8mGFyuaLLFfSRo8EoyNdht3",
-].map(parseSecretKey);
-const SOURCES = KEYS.map((k) => formatPublicKeyHash(publicKeyHash(publicKeyOf(k))));
 const DESTINATION = "tz1ddb9NMYHZi5UzPdzTZMYQQZoMub195zgv";
-
-async function get(node: TezosNode, path: string): Promise<any> {
-  return (await node.fetch(new Request(`http://localhost${path}`))).json();
-}
-
-async function post(node: TezosNode, path: string, body?: unknown): Promise<any> {
-  const init: RequestInit = { method: "POST" };
-  if (body !== undefined) Object.assign(init, { headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const res = await node.fetch(new Request(`http://localhost${path}`, init));
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** A signed transfer of 1 mutez from source `i` with the given counter, as injection hex. */
 async function transfer(branch: string, i: number, counter: bigint): Promise<string> {

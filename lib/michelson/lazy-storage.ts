@@ -19,6 +19,7 @@
  * not supported by the value table and are left untouched.
  * @module
  */
+import { michelineNodes } from "./gas/size.ts";
 import type { Micheline } from "../encoding/micheline.ts";
 import { blake2b256 } from "../crypto/blake2b.ts";
 import { B58, b58encode } from "../encoding/base58.ts";
@@ -62,16 +63,6 @@ export function hasLazyStorage(t: Ty): boolean {
 
 function isSome(v: Value): v is Some {
   return v !== null && typeof v === "object" && "some" in v;
-}
-
-function nodeCount(m: Micheline): number {
-  let n = 1;
-  if (Array.isArray(m)) for (const c of m as readonly Micheline[]) n += nodeCount(c);
-  else {
-    const args = (m as { args?: readonly Micheline[] }).args;
-    if (args !== undefined) for (const c of args) n += nodeCount(c);
-  }
-  return n;
 }
 
 /** Octez's map iteration for the walk: bindings from the greatest key down. */
@@ -162,11 +153,11 @@ function bigMapUpdates(env: LazyStorageEnv, mode: UnparsingMode, m: BigMap): Big
   for (const it of items) {
     env.gas.consume(PARSE_INSTR_CYCLE);
     const key = unparseData(m.keyTy, it.k, mode);
-    env.gas.consume(STRIP_LOCATIONS_PER_NODE * nodeCount(key));
+    env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(key));
     const u: BigMapUpdate = { key_hash: it.b58, key };
     if (it.v !== null) {
       const value = unparseData(m.valueTy, (it.v as Some).some, mode);
-      env.gas.consume(STRIP_LOCATIONS_PER_NODE * nodeCount(value));
+      env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(value));
       u.value = value;
     }
     updates.unshift(u);
@@ -201,9 +192,9 @@ export function extractLazyStorageDiff(env: LazyStorageEnv, t: Ty, v: Value, opt
         } else {
           id = env.freshBigMapId(temporary);
           const keyType = unparseTy(t.args[0]!, "Readable", env.gas);
-          env.gas.consume(STRIP_LOCATIONS_PER_NODE * nodeCount(keyType));
+          env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(keyType));
           const valueType = unparseTy(t.args[1]!, "Readable", env.gas);
-          env.gas.consume(STRIP_LOCATIONS_PER_NODE * nodeCount(valueType));
+          env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(valueType));
           item = { kind: "big_map", id, diff: { action: "alloc", updates: [], key_type: keyType, value_type: valueType } };
         }
         const updates = bigMapUpdates(env, mode, m);

@@ -21,19 +21,3 @@ export function canonicalLocations(root: Micheline, start = 0): WeakMap<object, 
   visit(root);
   return locs;
 }
-
-/** Number of nodes of `root` (the location after its last node, counted from 0). */
-export function nodeCount(root: Micheline): number {
-  let count = 0;
-  const stack: Micheline[] = [root];
-  while (stack.length > 0) {
-    const n = stack.pop() as Micheline;
-    count++;
-    if (Array.isArray(n)) stack.push(...(n as readonly Micheline[]));
-    else {
-      const args = (n as { args?: readonly Micheline[] }).args;
-      if (args !== undefined) stack.push(...args);
-    }
-  }
-  return count;
-}
