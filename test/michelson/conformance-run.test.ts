@@ -5,7 +5,7 @@
  * 4 000 000 tez unless the case says, chain NetXdQprcVkpaWU). Each case checks the new storage
  * (structurally, against the client's printed text), the `big_map diff` lines, the expected
  * error, and for traced cases the stack after every instruction against the recorded regression
- * output (locations and values; the remaining gas is counted separately and does not fail).
+ * output (locations, values, annotations and the remaining gas, to the milligas).
  *
  * Cases whose `placeholders` name a contract on chain (a KT1 originated from a reference contract
  * with a given storage) run on the head of an in-process sandbox node where bootstrap1 originated
@@ -134,6 +134,7 @@ async function runCase(node: BlockRpc, c: RunCase): Promise<{ failure?: string; 
       const trace = r.json.trace as { location: number; gas: string; stack: { item: Micheline; annot?: string }[] }[];
       if (trace.length !== recorded.length) return { failure: `trace has ${trace.length} steps, recorded ${recorded.length}` };
       let gasOk = true;
+      let gasFailure: string | undefined;
       for (let i = 0; i < trace.length; i++) {
         const a = trace[i]!;
         const b = recorded[i]!;
@@ -147,9 +148,12 @@ async function runCase(node: BlockRpc, c: RunCase): Promise<{ failure?: string; 
             return { failure: `trace step ${i} (location ${a.location}) item ${k}: annotation ${a.stack[k]!.annot}, recorded ${b.stack[k]!.annot}` };
           }
         }
-        if (BigInt(a.gas) !== milligasOf(b.gas)) gasOk = false;
+        if (BigInt(a.gas) !== milligasOf(b.gas) && gasOk) {
+          gasOk = false;
+          gasFailure = `trace step ${i} (location ${a.location}): ${a.gas} milligas left, recorded ${b.gas} units`;
+        }
       }
-      return { gas: gasOk };
+      return gasFailure === undefined ? { gas: gasOk } : { gas: gasOk, failure: gasFailure };
     }
   }
   return {};

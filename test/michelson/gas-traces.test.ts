@@ -30,10 +30,6 @@ interface RunCase {
 
 /** Traced cases whose gas differs from Octez's, and why. */
 const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
-  ...["run-0193", "run-0332", "run-0333", "run-0334", "run-0335", "run-0336", "run-0337", "run-0338"].map((id) =>
-    [id, "BALANCE: the storage read (220.016 gas) is charged twice, by the instruction and by the protocol's ScriptContext.balance()"] as const
-  ),
-  ["run-0273", "VOTING_POWER/TOTAL_VOTING_POWER: the storage reads are charged twice, by the instructions and by the protocol's ScriptContext"],
   ["run-0282", "sapling_state values are not supported by this node"],
 ]);
 

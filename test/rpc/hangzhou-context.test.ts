@@ -131,12 +131,14 @@ test("implicit contracts answer as captured: bootstrap, and an account that does
   assert.equal((await call(fx, `${B1}/context/contracts/${BOOT1}/delegatable`)).json, { delegatable: true });
 });
 
-test("originated contracts: balance and script; counter and manager_key are 404, as is an unknown KT1", async () => {
+test("originated contracts: balance and script (readable in the status, as stored at /script); counter and manager_key are 404, as is an unknown KT1", async () => {
   const info = (await call(fx, `${B1}/context/contracts/${CPMM}`)).json;
   assert.is(info.balance, "100");
   assert.equal(Object.keys(info), ["balance", "script"]);
   assert.equal(info.script.code[0].prim, "parameter");
-  assert.equal((await call(fx, `${B1}/context/contracts/${CPMM}/script`)).json, info.script);
+  // as Octez 011: the status prints the script parsed back (Readable, parameter first), /script is the stored one
+  const stored = (await call(fx, `${B1}/context/contracts/${CPMM}/script`)).json;
+  assert.equal(stored.code.map((s: { prim: string }) => s.prim).sort(), info.script.code.map((s: { prim: string }) => s.prim).sort());
   assert.equal((await call(fx, `${B1}/context/contracts/${CPMM}/storage`)).json, info.script.storage);
   assert.is((await call(fx, `${B1}/context/contracts/${CPMM}/counter`)).status, 404);
   assert.is((await call(fx, `${B1}/context/contracts/${CPMM}/manager_key`)).status, 404);

@@ -9,10 +9,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Json } from "../../lib/encoding/codec.ts";
 import { parseAndExpand, parseAndExpandExpression } from "../../lib/michelson/text/mod.ts";
+import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
 import { OpenApi, type Schema } from "../support/openapi.ts";
 import { call, hangzhouFixture } from "./hangzhou-fixture.ts";
-// after the fixture: the node's modules load first (base58.ts alone first would enter a module cycle of lib/)
-import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
 
 const api = OpenApi.load(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url));
 const fx = await hangzhouFixture();
