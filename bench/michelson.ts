@@ -9,7 +9,9 @@
  */
 import type { Micheline } from "../lib/encoding/micheline.ts";
 import type { ScriptContext } from "../lib/michelson/context.ts";
-import type { Value } from "../lib/michelson/value.ts";
+import { parseScript } from "../lib/michelson/script/script.ts";
+import { execute } from "../lib/michelson/script/execute.ts";
+import type { Tracer } from "../lib/michelson/script/machine.ts";
 import { createNode, type KeyValueStore, type RangeOptions, type TezosNode, type WriteOp } from "../mod.ts";
 import { MemoryStore } from "../lib/store/memory.ts";
 import { encodeBinary } from "../lib/encoding/codec.ts";
@@ -19,33 +21,6 @@ import { formatSignature } from "../lib/crypto/keys.ts";
 import { get, KEYS, post, SOURCES } from "./support.ts";
 import { sign } from "../lib/crypto/sign.ts";
 import { genericWatermark } from "../lib/crypto/watermark.ts";
-
-// ---------------------------------------------------------------------------------------------
-// The interpreter's public API (lib/michelson/script, as fixed in the helpers' contract). Loaded
-// when the bench runs so that the other benches still run while the interpreter is being built.
-
-/** What `parseScript` answers (opaque here). */
-type ParsedScript = unknown;
-/** Called after each instruction with its location, the milligas left and the stack. */
-type Tracer = (loc: number, gasRemaining: number, stack: readonly unknown[]) => void;
-interface ScriptApi {
-  parseScript(ctx: ScriptContext, code: Micheline, opts?: { legacy?: boolean }): ParsedScript;
-  execute(
-    ctx: ScriptContext,
-    script: ParsedScript,
-    args: { entrypoint: string; parameter: Micheline; storage: Micheline },
-    tracer?: Tracer,
-  ): { storage: Value; operations: readonly unknown[] };
-}
-
-async function loadScriptApi(): Promise<ScriptApi> {
-  const dir = new URL("../lib/michelson/script/", import.meta.url);
-  const [script, execute] = await Promise.all([
-    import(new URL("script.ts", dir).href) as Promise<Pick<ScriptApi, "parseScript">>,
-    import(new URL("execute.ts", dir).href) as Promise<Pick<ScriptApi, "execute">>,
-  ]);
-  return { parseScript: script.parseScript, execute: execute.execute };
-}
 
 // ---------------------------------------------------------------------------------------------
 // (1) Interpreter throughput
@@ -142,14 +117,13 @@ export interface InterpreterFigures {
 
 /** Runs the sum of squares `iterations` times through the interpreter and as plain TypeScript, best of `rounds`. */
 export async function benchInterpreter(iterations = 100_000, rounds = 3): Promise<InterpreterFigures> {
-  const api = await loadScriptApi();
   const n = BigInt(iterations);
   const expected = sumOfSquares(n);
   const run = (tracer?: Tracer) => {
     const gas = new UnlimitedGas();
     const ctx = standaloneContext(gas);
-    const script = api.parseScript(ctx, SUM_OF_SQUARES);
-    const result = api.execute(ctx, script, { entrypoint: "default", parameter: int(n), storage: int(0) }, tracer);
+    const script = parseScript(ctx, SUM_OF_SQUARES);
+    const result = execute(ctx, script, { entrypoint: "default", parameter: int(n), storage: int(0) }, tracer);
     if (result.storage !== expected) throw new Error(`the interpreter answered ${String(result.storage)}, not ${expected}`);
     return gas.consumed;
   };
@@ -390,22 +364,10 @@ export async function benchBigMap(large = 10_000, small = 10, calls = 200, round
 
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Prints both measurements. A part that cannot run (the interpreter or the node's contract support
- * missing) prints why and the other part still runs, so `npm run bench` goes on to the next bench.
- */
+/** Prints both measurements. */
 export async function benchMichelson(iterations = 100_000): Promise<void> {
-  await reported("interpreter loop", () => printInterpreter(iterations));
-  await reported("big map call", printBigMap);
-}
-
-async function reported(part: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.log(`${part}: not measured (${message.split("\n")[0]!.slice(0, 300)})`);
-  }
+  await printInterpreter(iterations);
+  await printBigMap();
 }
 
 async function printInterpreter(iterations: number): Promise<void> {
