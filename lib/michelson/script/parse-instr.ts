@@ -29,7 +29,7 @@ import {
   nonDupableType, selfInLambda, typecheckingTooManyRecursiveCalls, undefinedBinop, undefinedUnop, unmatchedBranches,
   unexpectedAnnotation, illTypedContract, badStackItem, inconsistentTypes, comparableTypeExpected,
 } from "./errors.ts";
-import { bare, child, fieldOf, mergeStacks, mergeTypes, named, orT, pairT, push, T, unparseStack, unparseTyAnnot, vannotOf, type SItem, type Stack } from "./types.ts";
+import { bare, child, fieldOf, mergeStacks, mergeTypes, named, orT, pairT, push, pushItems, splitStack, T, unparseStack, unparseTyAnnot, vannotOf, type SItem, type Stack } from "./types.ts";
 import type { Instr, Machine } from "./machine.ts";
 import { addr, isDefaultEntrypoint, left, right, some } from "./values.ts";
 import * as R from "./runtime.ts";
@@ -312,18 +312,10 @@ export class Checker {
         const n = this.uint(args[0], 10);
         gas.consume(TC.proofArgument(n));
         A.errorUnexpectedAnnot(loc, annot);
-        const items: SItem[] = [];
-        let s: Stack = s0;
-        for (let i = 0; i < n; i++) {
-          if (s === null) throw this.badStack(loc, "DIG", 3, s0);
-          items.push(s);
-          s = s.rest;
-        }
-        if (s === null) throw this.badStack(loc, "DIG", 3, s0);
-        const x = s;
-        let aft: Stack = x.rest;
-        for (let i = items.length - 1; i >= 0; i--) aft = push(items[i].ty, aft, items[i].annot);
-        aft = push(x.ty, aft, x.annot);
+        const split = splitStack(s0, n);
+        if (split === undefined || split.rest === null) throw this.badStack(loc, "DIG", 3, s0);
+        const x = split.rest;
+        const aft = push(x.ty, pushItems(split.items, x.rest), x.annot);
         const cost = G.dign(n);
         return typed(aft, (m) => {
           m.gas.consume(cost);
@@ -340,15 +332,9 @@ export class Checker {
         gas.consume(TC.proofArgument(n));
         A.errorUnexpectedAnnot(loc, annot);
         if (s0 === null) throw this.badStack(loc, "DUG", 1, s0);
-        const items: SItem[] = [];
-        let s: Stack = s0.rest;
-        for (let i = 0; i < n; i++) {
-          if (s === null) throw this.badStack(loc, "DUG", n, s0.rest);
-          items.push(s);
-          s = s.rest;
-        }
-        let aft: Stack = push(top.ty, s, top.annot);
-        for (let i = items.length - 1; i >= 0; i--) aft = push(items[i].ty, aft, items[i].annot);
+        const split = splitStack(s0.rest, n);
+        if (split === undefined) throw this.badStack(loc, "DUG", n, s0.rest);
+        const aft = pushItems(split.items, push(top.ty, split.rest, top.annot));
         const cost = G.dugn(n);
         return typed(aft, (m) => {
           m.gas.consume(cost);
@@ -502,8 +488,7 @@ export class Checker {
           t = bare(t.args[1]);
         }
         items.push({ ty: t, annot: an });
-        let aft: Stack = rest1;
-        for (let i = items.length - 1; i >= 0; i--) aft = push(items[i].ty, aft, items[i].annot);
+        const aft = pushItems(items, rest1);
         const cost = G.uncomb(n);
         return typed(aft, (m) => {
           m.gas.consume(cost);
@@ -1087,19 +1072,13 @@ export class Checker {
         const n = this.uint(args[0], 10);
         gas.consume(TC.proofArgument(n));
         A.errorUnexpectedAnnot(loc, annot);
-        const items: SItem[] = [];
-        let s: Stack = s0;
-        for (let i = 0; i < n; i++) {
-          if (s === null) throw this.badStack(loc, "DIP", 1, s0);
-          items.push(s);
-          s = s.rest;
-        }
-        const j = this.parseInstr(tc, args[1], s, depth + 1);
+        const split = splitStack(s0, n);
+        if (split === undefined) throw this.badStack(loc, "DIP", 1, s0);
+        const j = this.parseInstr(tc, args[1], split.rest, depth + 1);
         if (j.aft === undefined) throw failNotInTailPosition.error({ location: loc });
-        let aft: Stack = j.aft;
-        for (let i = items.length - 1; i >= 0; i--) aft = push(items[i].ty, aft, items[i].annot);
+        const aft = pushItems(split.items, j.aft);
         const body = [...j.code, halt(loc, j.aft)];
-        const inner = s;
+        const inner = split.rest;
         const cost = G.dipn(n);
         return this.control(loc, s0, aft, (m, self) => {
           m.gas.consume(cost);

@@ -29,6 +29,23 @@ export function push(ty: Ty, rest: Stack, annot?: Annot): SItem {
   return { ty, annot, rest };
 }
 
+/** The `n` top items of `s` (top first) and the stack below them; `undefined` when `s` is shorter than `n`. */
+export function splitStack(s: Stack, n: number): { items: SItem[]; rest: Stack } | undefined {
+  const items: SItem[] = [];
+  for (let i = 0; i < n; i++) {
+    if (s === null) return undefined;
+    items.push(s);
+    s = s.rest;
+  }
+  return { items, rest: s };
+}
+
+/** `items` (top first) pushed back onto `rest`, annotations kept. */
+export function pushItems(items: readonly { readonly ty: Ty; readonly annot: Annot }[], rest: Stack): Stack {
+  for (let i = items.length - 1; i >= 0; i--) rest = push(items[i]!.ty, rest, items[i]!.annot);
+  return rest;
+}
+
 /** The type without the annotations it carries as a child (`%field`, `@var`). */
 export function bare(t: Ty): Ty {
   const a = t as ATy;
