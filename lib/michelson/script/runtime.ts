@@ -88,6 +88,14 @@ class M implements Machine {
     }
     return i.aft;
   }
+  /** Runs a loop-like continuation's body once more, the continuation kept for the next turn. */
+  private reenter(c: Cont & { readonly body: readonly Instr[]; readonly loc: number; readonly bodyBef: Stack }): void {
+    this.ks.push(c);
+    this.code = c.body;
+    this.pc = 0;
+    this.logBefore(c.loc, c.body, 0, c.bodyBef);
+  }
+
   next(): void {
     const ks = this.ks;
     for (;;) {
@@ -129,20 +137,14 @@ class M implements Machine {
           const st = this.stack;
           if (c.k === K.LOOP_IN) {
             if (st.pop() as boolean) {
-              ks.push(c);
-              this.code = c.body;
-              this.pc = 0;
-              this.logBefore(c.loc, c.body, 0, c.bodyBef);
+              this.reenter(c);
               return;
             }
           } else {
             const v = st[st.length - 1] as { or: string; value: Value };
             st[st.length - 1] = v.value;
             if (v.or === "Left") {
-              ks.push(c);
-              this.code = c.body;
-              this.pc = 0;
-              this.logBefore(c.loc, c.body, 0, c.bodyBef);
+              this.reenter(c);
               return;
             }
           }
@@ -152,10 +154,7 @@ class M implements Machine {
           if (!this.traced) this.gas.consume(G.control.iter);
           if (c.i < c.items.length) {
             this.stack.push(c.items[c.i++]);
-            ks.push(c);
-            this.code = c.body;
-            this.pc = 0;
-            this.logBefore(c.loc, c.body, 0, c.bodyBef);
+            this.reenter(c);
             return;
           }
           continue;
@@ -170,10 +169,7 @@ class M implements Machine {
           if (remaining > 0) {
             this.stack.push(c.items[c.i++]);
             c.inBody = true;
-            ks.push(c);
-            this.code = c.body;
-            this.pc = 0;
-            this.logBefore(c.loc, c.body, 0, c.bodyBef);
+            this.reenter(c);
             return;
           }
           this.stack.push(MListClass.of(c.ys));
@@ -190,10 +186,7 @@ class M implements Machine {
           if (c.i < c.items.length) {
             this.stack.push(c.items[c.i++] as unknown as Value);
             c.inBody = true;
-            ks.push(c);
-            this.code = c.body;
-            this.pc = 0;
-            this.logBefore(c.loc, c.body, 0, c.bodyBef);
+            this.reenter(c);
             return;
           }
           this.stack.push(c.ys);
