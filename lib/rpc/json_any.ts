@@ -4,6 +4,7 @@
  * `/errors`' answers, whose shapes are described by a JSON schema given here.
  * @module
  */
+import { stringifyJson } from "../encoding/json-text.ts";
 import { type BinarySchema, DecodeError, type Encoding, type Json, type JsonSchema } from "../encoding/codec.ts";
 
 const UTF8 = new TextEncoder();
@@ -27,7 +28,7 @@ export function anyJson(schema: JsonSchema = {}): Encoding<Json> {
     toJson: (v) => v,
     fromJson: (j) => j,
     write(out, v) {
-      const bytes = UTF8.encode(JSON.stringify(v));
+      const bytes = UTF8.encode(stringifyJson(v));
       const at = out.reserve(4);
       out.patchU32(at, bytes.length);
       out.raw(bytes);

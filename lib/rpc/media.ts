@@ -6,6 +6,7 @@
  * supported type. BSON, which Octez also offers, is not supported.
  * @module
  */
+import { stringifyJson } from "../encoding/json-text.ts";
 import { DecodeError, type Encoding, Reader, Writer } from "../encoding/codec.ts";
 import type { TraceItem } from "../errors/registry.ts";
 
@@ -68,7 +69,7 @@ export function negotiateInput(contentType: string): MediaType | undefined {
 
 /** Minified JSON text of a value, with a trailing newline. */
 export function jsonText<T>(enc: Encoding<T>, value: T): string {
-  return JSON.stringify(enc.toJson(value)) + "\n";
+  return stringifyJson(enc.toJson(value)) + "\n";
 }
 
 /** Binary form behind a 4-byte big-endian length (v12's `dynamic_size` around every binary RPC answer). */
@@ -122,7 +123,7 @@ export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request:
 
 /** The body of a failed call: the JSON list of errors, or in binary the length-prefixed JSON text behind the media's own length. */
 export function errorBody(media: MediaType, trace: readonly TraceItem[]): string | Uint8Array {
-  const text = JSON.stringify(trace.map((t) => t.toJson()));
+  const text = stringifyJson(trace.map((t) => t.toJson()));
   if (media === JSON_MEDIA) return text + "\n";
   const bytes = UTF8.encode(text);
   const out = new Uint8Array(bytes.length + 8);

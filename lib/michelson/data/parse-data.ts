@@ -36,6 +36,7 @@ import { mergeComparableTypes, mergeTypes, parsePackableTy, unparseTy, type Unpa
 import { openedTicketTy, setPushNormalizer, unparseData } from "./unparse-data.ts";
 import { toHex } from "../../encoding/hex.ts";
 import { canonicalLocations } from "../location.ts";
+import { guardStack } from "./stack-guard.ts";
 
 /** Options of {@link parseData}. */
 export interface ParseDataOptions {
@@ -596,13 +597,13 @@ export function findEntrypointTy(full: Ty, name: string): Ty {
  */
 export function parseData(ctx: ScriptContext, t: Ty, node: Micheline, opts: ParseDataOptions = {}): Value {
   const locMap = opts.locations ?? canonicalLocations(node);
-  return new DataParser(ctx, opts, locMap).data(t, node, 0);
+  return guardStack(() => new DataParser(ctx, opts, locMap).data(t, node, 0), () => typecheckingTooManyRecursiveCalls.error(undefined));
 }
 
 /** Reads a comparable value (Octez `parse_comparable_data`): constructors take no annotations. */
 export function parseComparableData(ctx: ScriptContext, t: Ty, node: Micheline, opts: Pick<ParseDataOptions, "locations"> = {}): Value {
   const locMap = opts.locations ?? canonicalLocations(node);
-  return new DataParser(ctx, {}, locMap).comparable(t, node);
+  return guardStack(() => new DataParser(ctx, {}, locMap).comparable(t, node), () => typecheckingTooManyRecursiveCalls.error(undefined));
 }
 
 /** Typechecks contract `address%entrypoint` for parameter type `arg` (Octez `parse_contract`, as the CONTRACT instruction and data do). */

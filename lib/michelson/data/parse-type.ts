@@ -15,9 +15,10 @@ import * as UN from "../gas/unparsing.ts";
 import { extractFieldAnnot, mergeFieldAnnot, mergeTypeAnnot, parseComposedTypeAnnot, parseTypeAnnot } from "./annot.ts";
 import {
   comparableTypeExpected, inconsistentMemoSizes, inconsistentTypeSizes, inconsistentTypes, invalidArity, invalidSyntacticConstant,
-  typeTooLarge, typecheckingTooManyRecursiveCalls, unexpectedContract, unexpectedLazyStorage, unexpectedOperation, unexpectedTicket,
+  typeTooLarge, typecheckingTooManyRecursiveCalls, unexpectedContract, unparsingTooManyRecursiveCalls, unexpectedLazyStorage, unexpectedOperation, unexpectedTicket,
 } from "./errors.ts";
 import { asPrim, invalidKindError, isGasExhaustion, Locations, unexpectedNode } from "./node.ts";
+import { guardStack } from "./stack-guard.ts";
 
 /** How data is printed: Readable (strings, `Pair a b c`), Optimized (bytes, combs as sequences), Optimized_legacy (bytes, binary pairs). */
 export type UnparsingMode = "Readable" | "Optimized" | "Optimized_legacy";
@@ -297,6 +298,11 @@ class TyParser {
 const ANY_FLAGS: Flags = { lazy: true, op: true, contract: true, ticket: true };
 const PARAMETER_FLAGS: Flags = { lazy: true, op: false, contract: true, ticket: true };
 
+/** Runs a type parse; an engine stack overflow is Octez's `typechecking_too_many_recursive_calls`. */
+function guarded(body: () => Ty): Ty {
+  return guardStack(body, () => typecheckingTooManyRecursiveCalls.error(undefined));
+}
+
 function parser(node: Micheline, opts: ParseTyOptions): TyParser {
   const locs = opts.locations !== undefined ? new Locations(opts.locations) : Locations.of(node);
   return new TyParser(opts.legacy ?? false, opts.gas, locs);
@@ -314,7 +320,7 @@ export function parseTy(node: Micheline, opts: ParseTyOptions = {}): Ty {
     contract: opts.allowContract ?? true,
     ticket: opts.allowTicket ?? true,
   };
-  return parser(node, opts).parse(node, flags, 0);
+  return guarded(() => parser(node, opts).parse(node, flags, 0));
 }
 
 /** Reads a parameter type (`parse_parameter_ty`: no `operation`); a root `%field` annotation is kept as the root's `field`. */
@@ -322,7 +328,7 @@ export function parseParameterTy(node: Micheline, opts: Omit<ParseTyOptions, "al
   const p = parser(node, opts);
   const r = extractFieldAnnot(node, p.locs.get(node));
   if (r.node !== node) p.locs.set(r.node, p.locs.get(node));
-  return withField(p.parse(r.node, PARAMETER_FLAGS, 0), r.field);
+  return withField(guarded(() => p.parse(r.node, PARAMETER_FLAGS, 0)), r.field);
 }
 
 /**
@@ -340,35 +346,35 @@ export function parseStorageTy(node: Micheline, opts: Omit<ParseTyOptions, "allo
     if (annots.length > 0 && !single) {
       const loc = p.locs.get(node);
       opts.gas?.consume(TC.parseTypeCycle);
-      const bigMap = p.bigMap(bm, p.locs.get(top.args![0]!), 1);
-      const rest = p.parse(top.args![1]!, flags, 1);
+      const bigMap = guarded(() => p.bigMap(bm, p.locs.get(top.args![0]!), 1));
+      const rest = guarded(() => p.parse(top.args![1]!, flags, 1));
       const a = parseComposedTypeAnnot(loc, annots);
       return mk("pair", [withField(bigMap, a.field1), withField(rest, a.field2)], a.type, loc);
     }
   }
-  return p.parse(node, flags, 0);
+  return guarded(() => p.parse(node, flags, 0));
 }
 
 /** Reads a packable type (`parse_packable_ty`, PUSH/UNPACK): no lazy storage, operation or ticket; `contract` only in legacy mode. */
 export function parsePackableTy(node: Micheline, opts: Omit<ParseTyOptions, "allowLazyStorage" | "allowOperation" | "allowContract" | "allowTicket"> = {}): Ty {
   const p = parser(node, opts);
-  return p.parse(node, { lazy: false, op: false, contract: p.legacy, ticket: false }, 0);
+  return guarded(() => p.parse(node, { lazy: false, op: false, contract: p.legacy, ticket: false }, 0));
 }
 
 /** Reads a view's input or output type (`parse_view_input_ty`/`parse_view_output_ty`): no lazy storage, operation or ticket. */
 export function parseViewTy(node: Micheline, opts: Omit<ParseTyOptions, "allowLazyStorage" | "allowOperation" | "allowContract" | "allowTicket"> = {}): Ty {
-  return parser(node, opts).parse(node, { lazy: false, op: false, contract: true, ticket: false }, 0);
+  return guarded(() => parser(node, opts).parse(node, { lazy: false, op: false, contract: true, ticket: false }, 0));
 }
 
 /** Reads a big map value type (`parse_big_map_value_ty`): no lazy storage or operation, `contract` only in legacy mode. */
 export function parseBigMapValueTy(node: Micheline, opts: Omit<ParseTyOptions, "allowLazyStorage" | "allowOperation" | "allowContract" | "allowTicket"> = {}): Ty {
   const p = parser(node, opts);
-  return p.parse(node, { lazy: false, op: false, contract: p.legacy, ticket: true }, 0);
+  return guarded(() => p.parse(node, { lazy: false, op: false, contract: p.legacy, ticket: true }, 0));
 }
 
 /** Reads a comparable type (`parse_comparable_ty`). */
 export function parseComparableTy(node: Micheline, opts: Omit<ParseTyOptions, "allowLazyStorage" | "allowOperation" | "allowContract" | "allowTicket"> = {}): Ty {
-  return parser(node, opts).comparable(node, 0);
+  return guarded(() => parser(node, opts).comparable(node, 0));
 }
 
 // -- unparsing --
@@ -379,7 +385,7 @@ export function parseComparableTy(node: Micheline, opts: Omit<ParseTyOptions, "a
  * Types print the same in every mode. Charges `unparse_type_cycle` per node when `gas` is given.
  */
 export function unparseTy(t: Ty, _mode: UnparsingMode = "Readable", gas?: GasMeter): Micheline {
-  return unparse(t, gas, false, true);
+  return guardStack(() => unparse(t, gas, false, true), () => unparsingTooManyRecursiveCalls.error(undefined));
 }
 
 /**
@@ -387,7 +393,7 @@ export function unparseTy(t: Ty, _mode: UnparsingMode = "Readable", gas?: GasMet
  * form, Octez plugin `Unparse_types`); no gas.
  */
 export function normalizeTy(t: Ty): Micheline {
-  return unparse(t, undefined, false, false);
+  return guardStack(() => unparse(t, undefined, false, false), () => unparsingTooManyRecursiveCalls.error(undefined));
 }
 
 function unparse(t: Ty, gas: GasMeter | undefined, comparable: boolean, fold: boolean): Micheline {
@@ -420,7 +426,8 @@ function unparse(t: Ty, gas: GasMeter | undefined, comparable: boolean, fold: bo
       args = [{ int: String(t.memoSize ?? 0) }];
       break;
     default:
-      args = t.args.map((a) => child(a));
+      args = [];
+      for (const a of t.args) args.push(child(a)); // a loop, not map: one frame less per level of deep types
   }
   const out: { prim: string; args?: Micheline[]; annots?: string[] } = { prim: t.prim };
   if (args.length > 0) out.args = args;

@@ -17,6 +17,7 @@ import { chestPlaintextSize } from "../crypto/timelock.ts";
 import { compareValues } from "./compare.ts";
 import { addressToBytes, addressToString, chainIdToBytes, keyHashToBytes, keyToBytes, signatureToBytes, timestampToNotation } from "./forms.ts";
 import { unparsingTooManyRecursiveCalls } from "./errors.ts";
+import { guardStack } from "./stack-guard.ts";
 import type { UnparsingMode } from "./parse-type.ts";
 
 export type { UnparsingMode } from "./parse-type.ts";
@@ -223,7 +224,7 @@ export function unparseData(t: Ty, v: Value, mode: UnparsingMode, opts: UnparseD
     return { ...p, args: p.args.map((x) => code(x, depth + 1)) };
   };
 
-  return go(t, v, 0);
+  return guardStack(() => go(t, v, 0), () => unparsingTooManyRecursiveCalls.error(undefined));
 }
 
 /** The type tickets are read and printed as: `pair address t nat` (Octez `opened_ticket_type`). */

@@ -10,6 +10,8 @@ import type { ScriptContext } from "../context.ts";
 import { canonicalLocations } from "../location.ts";
 import { Checker, type TypeLogger } from "./parse-instr.ts";
 import { setLambdaTypechecker } from "../data/parse-data.ts";
+import { guardStack } from "../data/stack-guard.ts";
+import { typecheckingTooManyRecursiveCalls } from "./errors.ts";
 
 /** Options of {@link typecheckLambda}. */
 export interface LambdaOptions {
@@ -27,7 +29,7 @@ export interface LambdaOptions {
  */
 export function typecheckLambda(ctx: ScriptContext, argTy: Ty, retTy: Ty, code: Micheline, opts: LambdaOptions = {}): Lambda {
   const checker = new Checker(ctx, { legacy: opts.legacy ?? ctx.legacy, typeLogger: opts.typeLogger, locs: opts.locations ?? canonicalLocations(code) });
-  return checker.lambda(argTy, retTy, code, opts.stackDepth ?? 0);
+  return guardStack(() => checker.lambda(argTy, retTy, code, opts.stackDepth ?? 0), () => typecheckingTooManyRecursiveCalls.error(undefined));
 }
 
 setLambdaTypechecker((ctx, argTy, retTy, code, opts) => typecheckLambda(ctx, argTy, retTy, code, { legacy: opts.legacy, locations: opts.locations }));

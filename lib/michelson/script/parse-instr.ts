@@ -147,7 +147,8 @@ export class Checker {
 
   /** Checks a sequence or an instruction (`parse_instr`). */
   parseInstr(tc: TcContext, node: Micheline, stack: Stack, depth: number): Judgement {
-    if (depth > MAX_DEPTH) throw typecheckingTooManyRecursiveCalls.error();
+    // Octez checks the caller's depth before the call (`non_terminal_recursion`): depth - 1 > 10 000
+    if (depth > MAX_DEPTH + 1) throw typecheckingTooManyRecursiveCalls.error();
     this.ctx.gas.consume(TC.parseInstrCycle);
     if (Array.isArray(node)) {
       const items = node as readonly Micheline[];

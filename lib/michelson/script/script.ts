@@ -14,8 +14,9 @@ import * as G from "../gas/interpreter.ts";
 import { errorUnexpectedAnnot, parseFieldAnnot } from "./annot.ts";
 import {
   duplicateScriptField, duplicatedViewName, illFormedType, illTypedContract, illTypedView, invalidArity, invalidPrimitive,
-  missingScriptField,
+  missingScriptField, typecheckingTooManyRecursiveCalls,
 } from "./errors.ts";
+import { guardStack } from "../data/stack-guard.ts";
 import { checkWellFormedEntrypoints } from "./entrypoints.ts";
 import { Checker, type CheckedLambda, type TypeLogger } from "./parse-instr.ts";
 import { parseViewName } from "./runtime.ts";
@@ -58,6 +59,14 @@ export interface ParsedScript {
 export interface ParseScriptOptions {
   readonly legacy?: boolean;
   readonly typeLogger?: TypeLogger;
+  /**
+   * Type-check the views too (Octez `typecheck_views`, with gas). Octez does it at origination,
+   * for CREATE_CONTRACT literals and in `typecheck_code`, never when running or calling a
+   * contract (`parse_script` leaves the views as Micheline; VIEW checks the one it runs).
+   * Default of {@link parseScript}: `!legacy` (originations are the non-legacy parses);
+   * default of {@link parseScriptNode}: `true`.
+   */
+  readonly typecheckViews?: boolean;
 }
 
 function isPrim(n: Micheline): n is MichelinePrim {
@@ -162,21 +171,56 @@ export function parseScriptNode(ctx: ScriptContext, node: Micheline, opts: Parse
   const checker = new Checker(ctx, { legacy, typeLogger: opts.typeLogger, locs });
   let code: CheckedLambda;
   try {
-    code = checker.parseReturning({ kind: "toplevel", paramTy: bareParam, rootName, storageTy }, argFull, undefined, retFull, parts.code, opts.depth ?? 0);
+    code = guardStack(
+      () => checker.parseReturning({ kind: "toplevel", paramTy: bareParam, rootName, storageTy }, argFull, undefined, retFull, parts.code, opts.depth ?? 0),
+      () => typecheckingTooManyRecursiveCalls.error(undefined),
+    );
   } catch (e) {
     if (e instanceof TezosError) throw e.withContext(illTypedContract.create({ ill_typed_code: node, type_map: [] }));
     throw e;
   }
-  const views = new Map<string, View>();
-  for (const [name, v] of parts.views) {
+  const parsed: ParsedScript = { paramTy, storageTy, rootName, code, views: new Map<string, View>(), viewNodes: parts.views, parts, codeNode: node, locs };
+  if (opts.typecheckViews ?? true) typecheckViews(ctx, parsed, { legacy, typeLogger: opts.typeLogger });
+  return parsed;
+}
+
+/**
+ * `typecheck_views`: checks every view of `script` in name order (with gas), keeping them in
+ * `script.views`; an error comes as Octez's, under `ill_typed_contract` of the whole script.
+ */
+export function typecheckViews(ctx: ScriptContext, script: ParsedScript, opts: { legacy: boolean; typeLogger?: TypeLogger }): void {
+  const checker = new Checker(ctx, { legacy: opts.legacy, typeLogger: opts.typeLogger, locs: script.locs });
+  const views = script.views as Map<string, View>;
+  for (const name of [...script.viewNodes.keys()].sort(compareViewNames)) {
     try {
-      views.set(name, parseView(checker, storageTy, v, legacy));
+      views.set(name, guardStack(() => parseView(checker, script.storageTy, script.viewNodes.get(name)!, opts.legacy), () => typecheckingTooManyRecursiveCalls.error(undefined)));
     } catch (e) {
-      if (e instanceof TezosError) throw e.withContext(illTypedContract.create({ ill_typed_code: node, type_map: [] }));
+      if (e instanceof TezosError) throw e.withContext(illTypedContract.create({ ill_typed_code: script.codeNode, type_map: [] }));
       throw e;
     }
   }
-  return { paramTy, storageTy, rootName, code, views, viewNodes: parts.views, parts, codeNode: node, locs };
+}
+
+/**
+ * Octez `parse_view_returning ~legacy:true` for the VIEW instruction: checks the view `name` of
+ * `script` (its input and output types, its code), charging the gas; `undefined` when the script
+ * has no such view. Errors come under `ill_typed_contract` of the view's code.
+ */
+export function typecheckView(ctx: ScriptContext, script: ParsedScript, name: string): View | undefined {
+  const v = script.viewNodes.get(name);
+  if (v === undefined) return undefined;
+  const checker = new Checker(ctx, { legacy: true, locs: script.locs });
+  try {
+    return guardStack(() => parseView(checker, script.storageTy, v, true), () => typecheckingTooManyRecursiveCalls.error(undefined));
+  } catch (e) {
+    if (e instanceof TezosError) throw e.withContext(illTypedContract.create({ ill_typed_code: v.code, type_map: [] }));
+    throw e;
+  }
+}
+
+/** Octez's `SMap` order of view names (byte-wise string comparison). */
+function compareViewNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function parseView(checker: Checker, storageTy: Ty, v: { input: Micheline; output: Micheline; code: Micheline }, legacy: boolean): View {
@@ -229,8 +273,8 @@ export function parseScript(ctx: ScriptContext, code: Micheline, opts: ParseScri
     log.logger(loc, b, a);
     outer(loc, b, a);
   };
-  const parsed = parseScriptNode(ctx, code, { ...opts, typeLogger });
   const legacy = opts.legacy ?? false;
+  const parsed = parseScriptNode(ctx, code, { ...opts, typeLogger, typecheckViews: false });
   const free = freeOfGas(ctx);
   const nodes = scriptIrNodes({ code: parsed.parts.code, paramTy: parsed.paramTy, storageTy: parsed.storageTy, views: parsed.viewNodes.values() }, log, {
     loc: (n) => parsed.locs.get(n as object) ?? -1,
@@ -241,6 +285,8 @@ export function parseScript(ctx: ScriptContext, code: Micheline, opts: ParseScri
     },
   });
   ctx.gas.consume(nodesCost(nodes));
+  // at origination Octez checks the views after `parse_code` (apply.ml: `typecheck_views`)
+  if (opts.typecheckViews ?? !legacy) typecheckViews(ctx, parsed, { legacy, typeLogger: opts.typeLogger });
   return parsed;
 }
 

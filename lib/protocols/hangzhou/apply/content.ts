@@ -26,6 +26,8 @@ import { obj, req } from "../../../encoding/object.ts";
 import { scriptExprHash } from "../../../crypto/hashes.ts";
 import { type ErrorDefinition, failure, TezosError } from "../../../errors/mod.ts";
 import { badContractParameter, noSuchEntrypoint } from "./manager-errors.ts";
+import { illTypedData } from "../../../michelson/data/errors.ts";
+import { unparseTy } from "../../../michelson/data/parse-type.ts";
 import type { Operation, Value } from "../../../michelson/value.ts";
 import { forceBytesCost, stripLocationsCost } from "../../../michelson/gas/script.ts";
 import { michelineNodes } from "../../../michelson/gas/size.ts";
@@ -237,7 +239,14 @@ export function executeScript(
 ): ExecutionResult {
   const { extractLazyStorageDiff } = lazyStorage;
   const parsed = parseScript(ctx, script.code, { legacy: true });
-  const entry = findEntrypoint(parsed.paramTy, args.entrypoint);
+  let entry: ReturnType<typeof findEntrypoint>;
+  try {
+    entry = findEntrypoint(parsed.paramTy, args.entrypoint);
+  } catch (e) {
+    // Octez `execute`: record_trace (Bad_contract_parameter self) (find_entrypoint …)
+    if (e instanceof TezosError) throw e.withContext(badContractParameter.create({ contract: ctx.self }));
+    throw e;
+  }
   const toDuplicate = storedBigMapIds(entry.ty, args.parameter);
   const toUpdate = storedBigMapIds(parsed.storageTy, script.storage);
   const result = execute(ctx, parsed, { entrypoint: args.entrypoint, parameter: args.parameter, storage: script.storage, internal: args.internal ?? false });
@@ -384,11 +393,14 @@ function applyOrigination(
   });
   const { collectLazyStorage, extractLazyStorageDiff } = lazyStorage;
   const parsed = parseScript(ctx, op.script.code, { legacy: false });
-  const value: Value = parseData(ctx, parsed.storageTy, op.script.storage, {
-    legacy: false,
-    allowForgedTickets: internal,
-    allowForgedLazyStorageId: internal,
-  });
+  let value: Value;
+  try {
+    value = parseData(ctx, parsed.storageTy, op.script.storage, { legacy: false, allowForgedTickets: internal, allowForgedLazyStorageId: internal });
+  } catch (e) {
+    // Octez `parse_storage`: trace_eval (Ill_typed_data (None, storage, storage_type)) (parse_data …)
+    if (e instanceof TezosError) throw e.withContext(illTypedData.create({ expected_type: unparseTy(parsed.storageTy), ill_typed_expression: op.script.storage }));
+    throw e;
+  }
   const toDuplicate = collectLazyStorage(parsed.storageTy, value, ctx.gas);
   const ex = extractLazyStorageDiff(lazyEnv(pc, ctx), parsed.storageTy, value, {
     mode: "Optimized",

@@ -8,7 +8,7 @@
  */
 import { string } from "../../../encoding/bytes.ts";
 import { DecodeError, type Json } from "../../../encoding/codec.ts";
-import { constant, def, splitted, stringEnum } from "../../../encoding/conv.ts";
+import { constant, conv, def, splitted, stringEnum } from "../../../encoding/conv.ts";
 import type { Codec } from "../../../encoding/core.ts";
 import { bigMapDiff, gas, mutez, contractId, type BigMapDiffItem, type Gas } from "../../../encoding/hangzhou/basic.ts";
 import { internalOperation, type InternalOperation } from "../../../encoding/hangzhou/operation.ts";
@@ -33,8 +33,21 @@ const mode = (tag: number, name: UnparsingMode) =>
 /** `unparsing_mode`: a union of the constants `Readable`, `Optimized`, `Optimized_legacy` (uint8 tags 0–2). */
 export const unparsingMode: Codec<UnparsingMode> = union<UnparsingMode>([mode(0, "Readable"), mode(1, "Optimized"), mode(2, "Optimized_legacy")]);
 
-/** A gas limit given to an RPC, in gas units (`Gas.Arith.z_integral_encoding`). */
-export const gasLimitInput: Codec<bigint> = z;
+/** The largest gas limit Hangzhou reads: its milligas must stay below OCaml's `max_int` (2^62 - 1). */
+const MAX_INTEGRAL_GAS = (2n ** 62n - 2n) / 1000n;
+
+/**
+ * A gas limit given to an RPC, in gas units (`Gas.Arith.z_integral_encoding`): a negative limit,
+ * or one whose milligas saturates, does not decode (Octez's `integral_exn` fails on it).
+ */
+export const gasLimitInput: Codec<bigint> = conv(
+  (g: bigint) => g,
+  (g: bigint) => {
+    if (g < 0n || g > MAX_INTEGRAL_GAS) throw new RangeError(`${g} should not be saturated.`);
+    return g;
+  },
+  z,
+);
 
 /** One element of the Michelson stack in a trace: the value, and its variable annotation if any. */
 export interface TraceStackItem {
