@@ -36,7 +36,8 @@ import { Checker } from "./parse-instr.ts";
 import { mergeTypes, sameType, type Stack, unparseTyAnnot } from "./types.ts";
 import { addr, isDefaultEntrypoint, left, right, some } from "./values.ts";
 import type { ParsedScript } from "./script.ts";
-import { parseScriptNode, type ToplevelParts } from "./script.ts";
+import { parseScript, parseScriptNode, typecheckView, type ToplevelParts } from "./script.ts";
+import { expandStoredConstants } from "./global-constants.ts";
 
 // ---------------------------------------------------------------- the machine
 
@@ -668,7 +669,14 @@ export function parseViewName(c: Checker, n: Micheline): string {
   return v;
 }
 
-/** VIEW: runs the named view of the target contract, `None` when missing or mistyped. */
+/**
+ * VIEW (Octez `IView`): runs the named view of the target contract, `None` when the target has no
+ * script, no such view, or a view of other types. Gas as Octez: `Contract.get_script` (charged
+ * by `ctx.contractScript`, implicit accounts too), the target's `parse_script ~legacy:true`
+ * (global constants, type checking of its code without its views, typed IR size, storage), the
+ * view's lookup, the type checking of that view only (`parse_view_returning`), then the merges
+ * of its output type with VIEW's and of its input stack with `pair input storage`.
+ */
 export function view(m: Machine, self: Instr, name: string, inTy: Ty, outTy: Ty): void {
   const st = m.stack;
   const input = st.pop() as Value;
@@ -677,14 +685,17 @@ export function view(m: Machine, self: Instr, name: string, inTy: Ty, outTy: Ty)
     st.push(null);
     m.log(self.loc, self.aft);
   };
-  const script = target.address.startsWith("KT1") ? m.ctx.contractScript(target.address) : undefined;
+  const script = m.ctx.contractScript(target.address);
   if (script === undefined) return none();
-  const parsed = parseScriptNode(m.ctx, script.code, { legacy: true });
-  m.gas.consume(G.viewGet(name, parsed.viewNodes.size));
-  const v = parsed.views.get(name);
-  if (v === undefined) return none();
-  if (!tryMergeLegacy(v.outTy, outTy) || !tryMergeLegacy(v.inTy, inTy)) return none();
+  const parsed = parseScript(m.ctx, expandStoredConstants(m.ctx, script.code), { legacy: true, typecheckViews: false });
   const storage = parseData(m.ctx, parsed.storageTy, script.storage, { legacy: true, allowForgedTickets: true, allowForgedLazyStorageId: true });
+  m.gas.consume(G.viewGet(name, parsed.viewNodes.size));
+  const v = typecheckView(m.ctx, parsed, name);
+  if (v === undefined) return none();
+  const aftTy = v.lambda.aft!.ty;
+  const befTy = v.lambda.bef!.ty;
+  const expectedBef: Ty = { prim: "pair", args: [bare(inTy), bare(parsed.storageTy)] };
+  if (!viewTypesMerge(m.gas, aftTy, outTy) || !viewTypesMerge(m.gas, befTy, expectedBef)) return none();
   m.ks.push({ k: K.VIEW_SOME, loc: self.loc, aft: self.aft, traced: m.traced, code: m.code, pc: m.pc });
   m.ks.push({ k: K.RETURN, saved: st });
   m.ks.push({ k: K.VIEW_EXIT, sc: m.sc, traced: m.traced });
@@ -696,14 +707,38 @@ export function view(m: Machine, self: Instr, name: string, inTy: Ty, outTy: Ty)
   m.pc = 0;
 }
 
-function tryMergeLegacy(a: Ty, b: Ty): boolean {
-  try {
-    mergeTypes(undefined, true, undefined, a, b);
-    return true;
-  } catch (e) {
-    if (e instanceof TezosError) return false;
-    throw e;
+/** `t` without the field annotation it carries as a child (`pair_t` children of VIEW's own pair). */
+function bare(t: Ty): Ty {
+  return t.field === undefined ? t : { ...t, field: undefined };
+}
+
+/**
+ * `merge_types ~legacy:true` run in the gas monad, as VIEW uses it (a mismatch gives `None`, the
+ * gas spent stays spent). Per node, in Octez's order: a `merge_cycle`; nodes of different
+ * constructors fail after serializing both sub-types for the error (`serialize_ty_for_error`:
+ * `unparse_ty`, then `strip_locations`); same constructors compare their type sizes first
+ * (`Type_size.merge` fails without serializing), then their memo sizes (sapling), then their
+ * children (a map's value before its key). Annotations never fail in legacy mode.
+ */
+function viewTypesMerge(gas: import("../context.ts").GasMeter, a: Ty, b: Ty): boolean {
+  gas.consume(mergeCycle);
+  if (a.prim !== b.prim || a.args.length !== b.args.length) {
+    gas.consume(stripLocationsCost(unparseTy(a, "Optimized", gas)));
+    gas.consume(stripLocationsCost(unparseTy(b, "Optimized", gas)));
+    return false;
   }
+  if (typeSize(a) !== typeSize(b)) return false;
+  if (a.memoSize !== b.memoSize) return false;
+  const order = a.prim === "map" || a.prim === "big_map" ? [1, 0] : a.args.map((_, i) => i);
+  for (const i of order) if (!viewTypesMerge(gas, a.args[i]!, b.args[i]!)) return false;
+  return true;
+}
+
+/** The size a type's metadata carries (`Type_size`: its number of nodes). */
+function typeSize(t: Ty): number {
+  let n = 1;
+  for (const c of t.args) n += typeSize(c);
+  return n;
 }
 
 export { parseViewTy, parseParameterTy };

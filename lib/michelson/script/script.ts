@@ -46,7 +46,9 @@ export interface ParsedScript {
   readonly rootName: string | undefined;
   /** The checked code (a lambda from `pair parameter storage` to `pair (list operation) storage`). */
   readonly code: CheckedLambda;
+  /** The views checked with the script ({@link typecheckViews}); empty when they were not (see {@link typecheckView}). */
   readonly views: Map<string, View>;
+  /** The views as written, by name. */
   readonly viewNodes: Map<string, { input: Micheline; output: Micheline; code: Micheline }>;
   readonly parts: ToplevelParts;
   /** The script as given. */
@@ -140,7 +142,7 @@ export interface ParseScriptNodeOptions extends ParseScriptOptions {
   readonly locs?: WeakMap<object, number>;
 }
 
-/** Checks a script: parameter and storage types, code, views. */
+/** Checks a script: parameter and storage types, code, and views unless `opts.typecheckViews === false` (no IR size charge: Octez `typecheck_code`). */
 export function parseScriptNode(ctx: ScriptContext, node: Micheline, opts: ParseScriptNodeOptions = {}): ParsedScript {
   const legacy = opts.legacy ?? false;
   const locs = opts.locs ?? canonicalLocations(node);
@@ -262,8 +264,10 @@ function parseView(checker: Checker, storageTy: Ty, v: { input: Micheline; outpu
 import { halt as haltOf } from "./parse-instr.ts";
 
 /**
- * Checks a script (Octez `parse_code`): its fields, parameter and storage types, entrypoints,
- * code and views; throws the Octez errors (`ill_typed_contract` around the precise ones).
+ * Checks a script (Octez `parse_code`): its fields, parameter and storage types, entrypoints and
+ * code, then charges the typed IR's size (views counted as Micheline nodes); the views are
+ * checked afterwards only when `opts.typecheckViews` (default `!legacy`, see
+ * {@link ParseScriptOptions}). Throws the Octez errors (`ill_typed_contract` around the precise ones).
  */
 export function parseScript(ctx: ScriptContext, code: Micheline, opts: ParseScriptOptions = {}): ParsedScript {
   // parse_code charges the typed IR's size model once the code is checked (GASX, gas/ir-size.ts)

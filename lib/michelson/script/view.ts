@@ -1,6 +1,7 @@
 /**
- * Views (Hangzhou's on-chain views): running a script's named view on an input, for the
- * `run_view`-like RPCs; the VIEW instruction uses the same checked views (see `runtime.ts`).
+ * Views (Hangzhou's on-chain views): running a script's named view on an input. The view is the
+ * one checked with the script when its views were checked, else it is checked now, with gas
+ * (`typecheckView`, as the VIEW instruction does in `runtime.ts`).
  * @module
  */
 import type { Micheline } from "../../encoding/micheline.ts";
@@ -11,7 +12,7 @@ import { parseData } from "../data/parse-data.ts";
 import { runtimeError } from "./errors.ts";
 import type { Tracer } from "./machine.ts";
 import { runLambda } from "./runtime.ts";
-import type { ParsedScript } from "./script.ts";
+import { type ParsedScript, typecheckView } from "./script.ts";
 
 
 /**
@@ -27,7 +28,7 @@ export function runView(
   storage: Micheline | Value,
   opts: { storageIsValue?: boolean; tracer?: Tracer } = {},
 ): { value: Value; ty: import("../ty.ts").Ty } | undefined {
-  const v = script.views.get(name);
+  const v = script.views.get(name) ?? typecheckView(ctx, script, name);
   if (v === undefined) return undefined;
   const arg = parseData(ctx, v.inTy, input, { legacy: false });
   const st = opts.storageIsValue ? (storage as Value) : parseData(ctx, script.storageTy, storage as Micheline, { legacy: true, allowForgedTickets: true, allowForgedLazyStorageId: true });

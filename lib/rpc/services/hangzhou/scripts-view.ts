@@ -25,6 +25,7 @@ import { findEntrypoint } from "../../../michelson/script/entrypoints.ts";
 import { execute } from "../../../michelson/script/execute.ts";
 import { parseScript } from "../../../michelson/script/script.ts";
 import { makeScriptContext, scriptLevel, scriptNow } from "../../../protocols/hangzhou/michelson/script-context.ts";
+import { expandGlobalConstants } from "../../../protocols/hangzhou/apply/content.ts";
 import { protoError } from "../../../protocols/hangzhou/proto-error.ts";
 import { freshContractFromCurrentNonce, getScript, rawOriginate } from "../../../protocols/hangzhou/storage/contract.ts";
 import type { ProtoContext } from "../../../protocols/hangzhou/storage/proto-context.ts";
@@ -126,7 +127,8 @@ export function runTzip4View(blockPc: ProtoContext, input: RunViewInput): Michel
     chainId: input.chain_id,
     legacy: true,
   });
-  const parsed = parseScript(sc, script.code, { legacy: true });
+  // Script_interpreter.execute → parse_script: global constants expanded (charged), views left unchecked
+  const parsed = parseScript(sc, expandGlobalConstants(pc, script.code), { legacy: true });
   const parameter: Micheline = { prim: "Pair", args: [input.input, { bytes: toHex(encodeBinary(contractId, viewer)) }] };
   const result = execute(sc, parsed, { entrypoint: input.entrypoint, parameter, storage: script.storage, internal: true });
   const ops = result.operations;
