@@ -152,11 +152,11 @@ function bigMapUpdates(env: LazyStorageEnv, mode: UnparsingMode, m: BigMap): Big
   const updates: BigMapUpdate[] = [];
   for (const it of items) {
     env.gas.consume(PARSE_INSTR_CYCLE);
-    const key = unparseData(m.keyTy, it.k, mode);
+    const key = unparseData(m.keyTy, it.k, mode, { gas: env.gas });
     env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(key));
     const u: BigMapUpdate = { key_hash: it.b58, key };
     if (it.v !== null) {
-      const value = unparseData(m.valueTy, (it.v as Some).some, mode);
+      const value = unparseData(m.valueTy, (it.v as Some).some, mode, { gas: env.gas });
       env.gas.consume(STRIP_LOCATIONS_PER_NODE * michelineNodes(value));
       u.value = value;
     }

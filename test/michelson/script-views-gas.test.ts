@@ -143,10 +143,12 @@ test("VIEW type-checks only the view it calls: another view's extra code costs i
   const b = await trace(node, caller("nat"), "None", `"${kt2}"`);
   assert.equal(a.storage, { prim: "Some", args: [{ int: "0" }] });
   assert.equal(b.storage, { prim: "Some", args: [{ int: "0" }] });
-  // Contract.get_script reads 4 more code bytes (read_access: 2 per byte), parse_code decodes them
-  // (20 per byte), traverses 2 more nodes for global constants and counts them in the IR size (45 each)
+  // Contract.get_script reads 4 more code bytes (read_access: 2 per byte) and charges their decoding
+  // (Code.find: 20 per byte, the bytes stay undecoded), parse_code decodes them (20 per byte again),
+  // traverses 2 more nodes for global constants and counts them in the IR size (45 each). The double
+  // decoding is what Octez's recorded liquidity baking gas shows for Contract.get_script.
   const n1 = nodes(scriptOf(T1));
-  const expected = READ_BYTE * EXTRA_BYTES + DECODE_BYTE * EXTRA_BYTES + expandCost(n1 + EXTRA_NODES) - expandCost(n1) + IR_NODE * EXTRA_NODES;
+  const expected = READ_BYTE * EXTRA_BYTES + 2 * DECODE_BYTE * EXTRA_BYTES + expandCost(n1 + EXTRA_NODES) - expandCost(n1) + IR_NODE * EXTRA_NODES;
   assert.is(viewGas(b.steps) - viewGas(a.steps), expected);
 });
 

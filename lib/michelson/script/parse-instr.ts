@@ -1244,12 +1244,12 @@ export class Checker {
     const rest3 = s0?.rest?.rest?.rest ?? null;
     if (p === "SELF" && args.length > 0) return undefined;
     const a0 = args.length === 0;
-    const un = (res: Ty, cost: number | ((v: Value) => number), f: (v: Value) => Value, a: Annot = A.parseVarAnnot(loc, annot)): Judgement =>
+    const un = (res: Ty, cost: number | ((v: Value) => number), f: (v: Value, m: Machine) => Value, a: Annot = A.parseVarAnnot(loc, annot)): Judgement =>
       typed(push(res, rest1, a), (m) => {
         const st = m.stack;
         const v = st[st.length - 1];
         m.gas.consume(typeof cost === "number" ? cost : cost(v));
-        st[st.length - 1] = f(v);
+        st[st.length - 1] = f(v, m);
       });
     const bin = (res: Ty, cost: number | ((x: Value, y: Value) => number), f: (x: Value, y: Value, m: Machine) => Value, a: Annot = A.parseVarAnnot(loc, annot), freeWhenTraced = false): Judgement =>
       typed(push(res, rest2, a), (m) => {
@@ -1553,7 +1553,7 @@ export class Checker {
       }
       case "SET_DELEGATE":
         if (!a0 || k0 !== "option" || t0!.args[0].prim !== "key_hash") return undefined;
-        return un(T.operation, G.setDelegate, (v) => ({ op: "delegation", nonce: this.ctx.freshInternalNonce(), delegate: v === null ? null : ((v as Some).some as string) }) as Operation);
+        return un(T.operation, G.setDelegate, (v, m) => ({ op: "delegation", nonce: m.ctx.freshInternalNonce(), delegate: v === null ? null : ((v as Some).some as string) }) as Operation);
       case "CREATE_CONTRACT": {
         if (args.length !== 1 || !Array.isArray(args[0])) return undefined;
         if (k0 !== "option" || t0!.args[0].prim !== "key_hash" || k1 !== "mutez" || t2 === undefined) return undefined;

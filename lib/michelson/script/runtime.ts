@@ -553,9 +553,10 @@ export function findEntrypoint(full: Ty, rootName: string | undefined, name: str
   throw noSuchEntrypoint.error({ entrypoint: ep });
 }
 
-function tryMerge(a: Ty, b: Ty): boolean {
+/** `merge_types ~legacy:false` in the gas monad (a merge_cycle per node, also when it fails; no error serialised). */
+function tryMerge(gas: import("../context.ts").GasMeter, a: Ty, b: Ty): boolean {
   try {
-    mergeTypes(undefined, false, undefined, a, b);
+    mergeTypes(gas, false, undefined, a, b);
     return true;
   } catch (e) {
     if (e instanceof TezosError) return false;
@@ -590,8 +591,8 @@ export function contract(m: Machine, loc: number, t: Ty, a: Address, instrEp: st
     if (e instanceof TezosError) return null;
     throw e;
   }
-  if (tryMerge(found.ty, t)) return some({ address, entrypoint: ep === "default" ? "" : ep, paramTy: t } as TypedContract);
-  if (ep === "default" && rootName === "root" && tryMerge(full, t)) return some({ address, entrypoint: "root", paramTy: t } as TypedContract);
+  if (tryMerge(m.gas, found.ty, t)) return some({ address, entrypoint: ep === "default" ? "" : ep, paramTy: t } as TypedContract);
+  if (ep === "default" && rootName === "root" && tryMerge(m.gas, full, t)) return some({ address, entrypoint: "root", paramTy: t } as TypedContract);
   return null;
 }
 

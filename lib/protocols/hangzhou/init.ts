@@ -43,6 +43,7 @@ import type { Context } from "../../store/context/mod.ts";
 import { parametricConstants, parseProtocolParameters, type BootstrapAccount, type BootstrapContract, type ProtocolParameters } from "./constants.ts";
 import { cycleEras, initialCycleEras, levelFromRaw } from "./level.ts";
 import { initCommitments } from "./storage/commitment.ts";
+import { setCacheLayout } from "./storage/cache.ts";
 import { credit, freshContractFromCurrentNonce, initContracts, rawOriginate, revealManagerKey } from "./storage/contract.ts";
 import { setDelegate } from "./storage/delegation.ts";
 import { failedToParseParameter, storageError } from "./storage/errors.ts";
@@ -58,7 +59,7 @@ import {
   VERSION_VALUE,
 } from "./storage/layout.ts";
 import { initLiquidityBaking } from "./storage/liquidity-baking.ts";
-import { ProtoContext } from "./storage/proto-context.ts";
+import { CACHE_LAYOUT, ProtoContext } from "./storage/proto-context.ts";
 import { initFirstCycles, initRolls } from "./storage/roll.ts";
 import { initSeeds } from "./storage/seed.ts";
 import { initVotes, updateListings } from "./storage/vote.ts";
@@ -132,6 +133,8 @@ export function prepareFirstBlock(context: Context, block: ActivationBlock): { p
   const eras = initialCycleEras(block.level, parameters.constants);
   ctx = ctx.set(CYCLE_ERAS_PATH, encodeBinary(cycleEras, [...eras]));
   ctx = ctx.set(CONSTANTS_PATH, encodeBinary(parametricConstants, parameters.constants));
+  // main.ml's init_context: the cache layout, empty caches
+  ctx = setCacheLayout(ctx, CACHE_LAYOUT);
   const pc = new ProtoContext({
     context: ctx,
     constants: parameters.constants,

@@ -7,11 +7,18 @@
  * roll snapshots, ends the cycle and steps the voting period, and writes the receipt.
  * @module
  */
-import { B58, b58decode } from "../../../encoding/base58.ts";
+import { B58, b58decode, b58encode } from "../../../encoding/base58.ts";
 import { decodeBinary, encodeBinary } from "../../../encoding/codec.ts";
 import type { ShellHeader } from "../../../encoding/block-header.ts";
-import { type BlockHeader, protocolData as protocolDataCodec, type ProtocolDataContents } from "../../../encoding/hangzhou/block-header.ts";
-import type { OperationContents } from "../../../encoding/hangzhou/operation.ts";
+import {
+  type BlockHeader,
+  protocolData as protocolDataCodec,
+  type ProtocolDataContents,
+  unsignedBlockHeader,
+} from "../../../encoding/hangzhou/block-header.ts";
+import { blake2b256 } from "../../../crypto/blake2b.ts";
+import { operationListHash, operationListListHash } from "../../../crypto/hashes.ts";
+import { type OperationContents, validationPass } from "../../../encoding/hangzhou/operation.ts";
 import type { BalanceUpdate } from "../../../encoding/hangzhou/receipts/balance-updates.ts";
 import { hangzhouBlockMetadata } from "../../../encoding/hangzhou/receipts/block-metadata.ts";
 import { type ContentsResult, operationMetadata } from "../../../encoding/hangzhou/receipts/contents-results.ts";
@@ -27,6 +34,7 @@ import { cleanupBalanceUpdates, delegatesCycleEnd, freezeDeposit, freezeFees, fr
 import { BLOCK_PRIORITY_PATH, encodeUint16 } from "../storage/layout.ts";
 import { recordNonceHash } from "../storage/nonce.ts";
 import { ProtoContext } from "../storage/proto-context.ts";
+import { rememberCache, syncCache } from "../storage/cache.ts";
 import { contextRightsSource } from "../storage/rights-source.ts";
 import { rollCycleEnd, snapshotRolls } from "../storage/roll.ts";
 import { seedCycleEnd } from "../storage/seed.ts";
@@ -81,6 +89,8 @@ export class HangzhouBlock implements ValidationState {
   private readonly ema: number;
   private readonly endorsements: EndorsementState;
   private opCount = 0;
+  /** Hashes of the operations applied, by validation pass (for the cache nonce of a built block). */
+  private readonly opHashes: string[][] = [[], [], [], []];
 
   private constructor(fields: {
     pc: ProtoContext;
@@ -153,6 +163,7 @@ export class HangzhouBlock implements ValidationState {
     try {
       const results = await this.applyContents(op, contents, signature);
       this.opCount++;
+      this.opHashes[validationPass(contents) ?? 3]?.push(op.hash);
       return encodeBinary(operationMetadata, results);
     } finally {
       this.pc.unsetOriginationNonce();
@@ -194,7 +205,6 @@ export class HangzhouBlock implements ValidationState {
 
   /** Ends the block (Octez `finalize_block`). */
   finalize(shell?: ShellHeader): Promise<BlockResult> {
-    void shell;
     const pc = this.pc;
     const c = pc.constants;
     const contents = contentsOf(this.mode);
@@ -241,6 +251,15 @@ export class HangzhouBlock implements ValidationState {
     const consumedGas = c.hard_gas_limit_per_block * 1000n - pc.remainingBlockGas;
     const metadata = this.metadata(baker, contents.seed_nonce_hash ?? null, deactivated, balanceUpdates, consumedGas);
     const message = `lvl ${pc.level.level}, fit 1:${pc.fitness}, prio ${contents.priority}, ${this.opCount} ops`;
+    // the cache's entries of this block take its nonce; the domain goes into the context
+    const operationsHash = shell?.operations_hash ??
+      (this.mode.kind === "application" ? this.mode.header.operations_hash : b58encode(B58.operationListListHash, operationListListHash(
+        this.opHashes.map((pass) => operationListHash(pass.map((h) => b58decode(B58.operationHash, h)))),
+      )));
+    const synced = syncCache(pc.cache, pc.context, cacheNonce(this.predecessor, operationsHash, contents));
+    pc.cache = synced.state;
+    pc.context = synced.context;
+    rememberCache(pc.context, pc.cache);
     return Promise.resolve({ ...base, context: pc.context, message, metadata });
   }
 
@@ -257,6 +276,37 @@ export class HangzhouBlock implements ValidationState {
       implicit_operations_results: this.implicitResults,
     });
   }
+}
+
+const ZERO_CONTEXT_HASH = b58encode(B58.contextHash, new Uint8Array(32));
+const ZERO_SIGNATURE = new Uint8Array(64);
+const ZERO_POW_NONCE = new TextEncoder().encode("00000000");
+
+/**
+ * The cache nonce of a block (Octez `cache_nonce_from_block_header`): the hash of its header with
+ * the context hash, fitness, proto level, level, validation passes, timestamp, proof of work
+ * nonce ("0" × 8) and signature (zero) blanked, so that the block built by a baker and the block
+ * applied by a validator give their cache entries the same nonce.
+ */
+export function cacheNonce(predecessor: string, operationsHash: string, contents: ProtocolDataContents): Uint8Array {
+  const unsigned = encodeBinary(unsignedBlockHeader, {
+    level: 0,
+    proto: 0,
+    predecessor,
+    timestamp: 0,
+    validation_pass: 0,
+    operations_hash: operationsHash,
+    fitness: [],
+    context: ZERO_CONTEXT_HASH,
+    priority: contents.priority,
+    proof_of_work_nonce: ZERO_POW_NONCE,
+    ...(contents.seed_nonce_hash === undefined ? {} : { seed_nonce_hash: contents.seed_nonce_hash }),
+    liquidity_baking_escape_vote: contents.liquidity_baking_escape_vote,
+  });
+  const bytes = new Uint8Array(unsigned.length + ZERO_SIGNATURE.length);
+  bytes.set(unsigned);
+  bytes.set(ZERO_SIGNATURE, unsigned.length);
+  return blake2b256(bytes);
 }
 
 /** Decodes a Hangzhou header's protocol data bytes. */

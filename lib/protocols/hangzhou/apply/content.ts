@@ -3,7 +3,9 @@
  * `apply_manager_operation_content`, `apply_internal_manager_operations`; `fees_storage.ml`):
  * transactions (to implicit accounts, and to originated contracts whose script runs), originations,
  * delegations, global constant registrations, and the internal operations scripts emit, applied
- * depth first (the operations a call emits go before the rest of the worklist).
+ * depth first (the operations a call emits go before the rest of the worklist). A called contract's
+ * typed script comes from the script cache (`../michelson/script-cache.ts`: `Script_cache.find`
+ * before the run, `Script_cache.update` after it).
  *
  * A content's storage is counted in a {@link StorageAccount} (bytes newly paid and contracts
  * allocated); the caller burns it once the content and its internal operations are applied.
@@ -24,8 +26,13 @@ import {
 import type { Micheline } from "../../../encoding/micheline.ts";
 import { obj, req } from "../../../encoding/object.ts";
 import { scriptExprHash } from "../../../crypto/hashes.ts";
-import { type ErrorDefinition, failure, TezosError } from "../../../errors/mod.ts";
-import { badContractParameter, noSuchEntrypoint } from "./manager-errors.ts";
+import { type ErrorDefinition, TezosError } from "../../../errors/mod.ts";
+import { badContractParameter, cannotSerializeStorage } from "../../../michelson/script/errors.ts";
+import { noSuchEntrypoint } from "../../../michelson/data/errors.ts";
+import type { GasMeter } from "../../../michelson/context.ts";
+import { storageSizeCost } from "../../../michelson/script/script.ts";
+import { type CachedContract, findScript, updateScript } from "../michelson/script-cache.ts";
+import { storageSizeOfCost } from "../michelson/script-size.ts";
 import { illTypedData } from "../../../michelson/data/errors.ts";
 import { unparseTy } from "../../../michelson/data/parse-type.ts";
 import type { Operation, Value } from "../../../michelson/value.ts";
@@ -34,17 +41,14 @@ import { michelineNodes } from "../../../michelson/gas/size.ts";
 import { protoError } from "../proto-error.ts";
 import { parseScript } from "../../../michelson/script/script.ts";
 import { execute } from "../../../michelson/script/execute.ts";
-import { findEntrypoint } from "../../../michelson/script/entrypoints.ts";
 import { parseData } from "../../../michelson/data/parse-data.ts";
 import { unparseData } from "../../../michelson/data/unparse-data.ts";
 import * as lazyStorage from "../../../michelson/lazy-storage.ts";
 import { makeScriptContext, scriptLevel, scriptNow, type HangzhouScriptContext } from "../michelson/script-context.ts";
-import { storedBigMapIds } from "../michelson/stored-lazy-ids.ts";
 import {
   allocated,
   contractExists,
   credit,
-  getScript,
   mustExist,
   rawOriginate,
   setPaidStorageSpace,
@@ -56,11 +60,11 @@ import { setDelegate } from "../storage/delegation.ts";
 import { findGlobalConstant, initGlobalConstant } from "../storage/global-constants.ts";
 import { applyLazyStorageDiff } from "../storage/lazy-storage-diff.ts";
 import { freshBigMapId } from "../storage/big-map.ts";
-import { carbonatedPaths, decodeInt32, isImplicit, originatedContract } from "../storage/layout.ts";
+import { isImplicit, originatedContract } from "../storage/layout.ts";
 import type { ProtoContext } from "../storage/proto-context.ts";
 import { tezMul } from "../storage/tez.ts";
 import { originatedContractHash } from "../../../crypto/hashes.ts";
-import { IMPLICIT_SCRIPT_LOOKUP_COST, MANAGER_OPERATION_COST, readAccessCost, REVEAL_COST } from "./gas.ts";
+import { MANAGER_OPERATION_COST, REVEAL_COST } from "./gas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -200,69 +204,84 @@ function originatedSince(pc: ProtoContext, since: number): string[] {
 // ---------------------------------------------------------------------------------------------
 // Scripts
 
-/** Loads a contract's script as `Script_cache.find` does on a miss: reads (charged) and deserialisation gas. */
-export function loadScript(pc: ProtoContext, contract: string): { code: Micheline; storage: Micheline } | undefined {
-  let bytes = 0;
-  for (const name of ["code", "storage"] as const) {
-    const { data, len } = carbonatedPaths(contract, name);
-    pc.consumeGas(readAccessCost(2, 0));
-    if (pc.find(data) === undefined) continue;
-    const l = decodeInt32(pc.get(len));
-    pc.consumeGas(readAccessCost(2, l));
-    bytes += l - 4;
-  }
-  const script = getScript(pc, contract);
-  if (script === undefined) return undefined;
-  pc.consumeGas(20n * BigInt(bytes));
-  return script;
+/**
+ * Gas of writing a contract's new storage (`Storage.Contract.Storage.update`): serialising the
+ * expression (`force_bytes_cost`) and writing it as a lazy expression (`write_access`).
+ */
+export function chargeStorageUpdate(pc: ProtoContext, storage: Micheline): void {
+  pc.consumeGas(BigInt(forceBytesCost(storage)));
+  pc.consumeGas(200_000n + 4n * BigInt(encodeBinary(expression, storage).length + 4));
 }
 
-/** The result of running a contract: its new storage, diff, and the operations it emitted. */
+/** The result of running a contract: its new storage, diff, the operations it emitted, and its cache entry. */
 export interface ExecutionResult {
   readonly storage: Micheline;
   readonly lazyStorageDiff: LazyStorageDiffItem[] | undefined;
   readonly operations: PendingOperation[];
+  /** The contract as the script cache keeps it after the run, and its size there. */
+  readonly cached: { readonly value: CachedContract; readonly size: number };
 }
 
+/** A gas meter that does not count: what the instructions already charged is not charged again. */
+const UNCHARGED: GasMeter = { consume: () => {}, remaining: () => Number.MAX_SAFE_INTEGER };
+
 /**
- * Runs `script` of `self` (`Script_interpreter.execute`): the parameter typed against the
- * entrypoint (forged tickets and big map ids allowed in internal calls only, Octez
- * `~allow_forged_in_parameter:internal`), the code run, the storage's big maps extracted (non temporary), the storage
- * unparsed (Optimized), the emitted operations' big maps extracted (temporary) with their
- * values unparsed. The diff is the operations' diffs, in order, then the storage's.
+ * Runs the cached script of `self` (`Script_interpreter.execute ~cached_script`): the parameter
+ * typed against the entrypoint (forged tickets and big map ids allowed in internal calls only,
+ * Octez `~allow_forged_in_parameter:internal`), the code run on the cached storage value, the
+ * storage's big maps extracted (non temporary), the storage unparsed (Optimized), and the
+ * storage's size model charged (`script_size`). The emitted operations' big maps become
+ * temporary (their gas was charged by the instructions that emitted them). The diff is the
+ * operations' diffs, in order, then the storage's.
  */
 export function executeScript(
   pc: ProtoContext,
   ctx: HangzhouScriptContext,
-  script: { code: Micheline; storage: Micheline },
+  cached: CachedContract,
   args: { entrypoint: string; parameter: Micheline; internal?: boolean },
 ): ExecutionResult {
   const { extractLazyStorageDiff } = lazyStorage;
-  const parsed = parseScript(ctx, script.code, { legacy: true });
-  let entry: ReturnType<typeof findEntrypoint>;
-  try {
-    entry = findEntrypoint(parsed.paramTy, args.entrypoint);
-  } catch (e) {
-    // Octez `execute`: record_trace (Bad_contract_parameter self) (find_entrypoint …)
-    if (e instanceof TezosError) throw e.withContext(badContractParameter.create({ contract: ctx.self }));
-    throw e;
-  }
-  const toDuplicate = storedBigMapIds(entry.ty, args.parameter);
-  const toUpdate = storedBigMapIds(parsed.storageTy, script.storage);
-  const result = execute(ctx, parsed, { entrypoint: args.entrypoint, parameter: args.parameter, storage: script.storage, internal: args.internal ?? false });
+  const parsed = cached.script;
+  const result = execute(ctx, parsed, {
+    entrypoint: args.entrypoint,
+    parameter: args.parameter,
+    storage: cached.storage,
+    storageValue: cached.storageValue,
+    internal: args.internal ?? false,
+  });
   const env = lazyEnv(pc, ctx);
+  const opEnv: lazyStorage.LazyStorageEnv = { gas: UNCHARGED, freshBigMapId: env.freshBigMapId };
   const operations: PendingOperation[] = [];
   const opDiffs: LazyStorageDiffItem[] = [];
   for (const op of result.operations) {
-    const { pending, diff } = internalOperationOf(env, ctx.self, op);
+    const { pending, diff } = internalOperationOf(opEnv, ctx.self, op);
     operations.push(pending);
     if (diff !== undefined) opDiffs.push(...diff);
   }
-  const ex = extractLazyStorageDiff(env, parsed.storageTy, result.storage, { mode: "Optimized", temporary: false, toDuplicate, toUpdate });
-  const storage = unparseData(parsed.storageTy, ex.value, "Optimized");
-  ctx.gas.consume(stripLocationsCost(storage));
+  const ex = extractLazyStorageDiff(env, parsed.storageTy, result.storage, {
+    mode: "Optimized",
+    temporary: false,
+    toDuplicate: result.lazyIds.toDuplicate,
+    toUpdate: result.lazyIds.toUpdate,
+  });
+  let storage: Micheline;
+  try {
+    storage = unparseData(parsed.storageTy, ex.value, "Optimized", { gas: ctx.gas });
+    ctx.gas.consume(stripLocationsCost(storage));
+  } catch (e) {
+    if (e instanceof TezosError) throw e.withContext(cannotSerializeStorage.create(undefined));
+    throw e;
+  }
+  const sizeCost = storageSizeCost(ctx, parsed.storageTy, ex.value);
+  ctx.gas.consume(sizeCost);
   const all = [...opDiffs, ...(ex.diff ?? [])];
-  return { storage, lazyStorageDiff: all.length === 0 ? undefined : all, operations };
+  const value: CachedContract = { ...cached, storage, storageValue: ex.value };
+  return {
+    storage,
+    lazyStorageDiff: all.length === 0 ? undefined : all,
+    operations,
+    cached: { value, size: cached.codeSize + storageSizeOfCost(sizeCost) },
+  };
 }
 
 /** An emitted operation as the apply layer takes it, its values' big maps made temporary (`transfer`/`create_contract`). */
@@ -277,7 +296,6 @@ function internalOperationOf(env: lazyStorage.LazyStorageEnv, self: string, op: 
         toUpdate: new Set(),
       });
       const value = unparseData(op.paramTy, ex.value, "Optimized");
-      env.gas.consume(stripLocationsCost(value));
       const operation: InternalManagerOperation = { kind: "transaction", amount: op.amount, destination: op.destination };
       if (op.entrypoint !== "default" && op.entrypoint !== "" || !isUnit(value)) {
         operation.parameters = { entrypoint: op.entrypoint === "" ? "default" : op.entrypoint, value };
@@ -292,7 +310,6 @@ function internalOperationOf(env: lazyStorage.LazyStorageEnv, self: string, op: 
         toUpdate: new Set(),
       });
       const storage = unparseData(op.storageTy, ex.value, "Optimized");
-      env.gas.consume(stripLocationsCost(storage));
       const operation: InternalManagerOperation = { kind: "origination", balance: op.credit, script: { code: op.code, storage } };
       if (op.delegate !== null) operation.delegate = op.delegate;
       return { pending: { source: self, nonce: op.nonce, operation, preorigination: op.address }, diff: ex.diff };
@@ -326,8 +343,19 @@ function applyTransaction(
     allocatedDestination = true;
   }
   credit(pc, destination, amount);
-  if (isImplicit(destination)) {
-    pc.consumeGas(IMPLICIT_SCRIPT_LOOKUP_COST);
+  const ctx = makeScriptContext(pc, {
+    self: destination,
+    sender: source,
+    source: env.payer,
+    amount,
+    now: scriptNow(pc),
+    level: scriptLevel(pc),
+    chainId: env.chainId,
+    legacy: true,
+  });
+  const cached = findScript(pc, ctx, destination);
+  if (cached === undefined) {
+    // an account without script (implicit): only Unit to the default entrypoint
     if (entrypoint !== "default") throw noSuchEntrypointError(entrypoint);
     if (!isUnit(parameter)) throw badContractParameterError(destination);
     return {
@@ -341,30 +369,19 @@ function applyTransaction(
       emitted: [],
     };
   }
-  const script = loadScript(pc, destination);
-  if (script === undefined) throw failureNoScript(destination);
-  const ctx = makeScriptContext(pc, {
-    self: destination,
-    sender: source,
-    source: env.payer,
-    amount,
-    now: scriptNow(pc),
-    level: scriptLevel(pc),
-    chainId: env.chainId,
-    legacy: true,
-  });
-  const r = executeScript(pc, ctx, script, { entrypoint, parameter, internal });
+  const r = executeScript(pc, ctx, cached, { entrypoint, parameter, internal });
   const lazySize = applyLazyStorageDiff(pc, r.lazyStorageDiff);
-  const storageBytes = encodeBinary(expression, r.storage).length + 4;
-  pc.consumeGas(200_000n + 4n * BigInt(storageBytes));
+  chargeStorageUpdate(pc, r.storage);
   updateScriptStorage(pc, destination, r.storage, lazySize);
   const { size, paid, fees } = recordPaidStorageSpace(pc, destination, env.storage);
+  const originated = originatedSince(pc, nonceBefore);
+  updateScript(pc, destination, r.cached.value, r.cached.size);
   return {
     fields: {
       storage: r.storage,
       ...diffFields(r.lazyStorageDiff),
       balance_updates: cleanupBalanceUpdates([debit(env.payer, fees), debit(source, amount), creditUpdate(destination, amount)]),
-      originated_contracts: originatedSince(pc, nonceBefore),
+      originated_contracts: originated,
       storage_size: size,
       paid_storage_size_diff: paid,
       allocated_destination_contract: allocatedDestination,
@@ -647,6 +664,3 @@ function badContractParameterError(contract: string): TezosError {
   return badContractParameter.error({ contract });
 }
 
-function failureNoScript(contract: string): TezosError {
-  return failure.error({ msg: `Contract ${contract} has no script` });
-}

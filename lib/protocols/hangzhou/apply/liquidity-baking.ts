@@ -14,14 +14,13 @@ import type { SuccessfulManagerOperationResult } from "../../../encoding/hangzho
 import { consumedGas } from "../../../encoding/hangzhou/receipts/operation-results.ts";
 import { TezosError } from "../../../errors/mod.ts";
 import { makeScriptContext, scriptLevel, scriptNow } from "../michelson/script-context.ts";
-import { credit, getScript, updateScriptStorage, usedStorageSpace } from "../storage/contract.ts";
+import { credit, updateScriptStorage } from "../storage/contract.ts";
 import { applyLazyStorageDiff } from "../storage/lazy-storage-diff.ts";
 import { getCpmmAddress, getEscapeEma, setEscapeEma } from "../storage/liquidity-baking.ts";
 import type { ProtoContext } from "../storage/proto-context.ts";
 import { LB_CPMM_ADDRESS_PATH } from "../storage/layout.ts";
-import { encodeBinary } from "../../../encoding/codec.ts";
-import { expression } from "../../../encoding/hangzhou/script.ts";
-import { diffFields, executeScript, loadScript, recordPaidStorageSpace } from "./content.ts";
+import { chargeStorageUpdate, diffFields, executeScript, recordPaidStorageSpace } from "./content.ts";
+import { findScript, updateScript } from "../michelson/script-cache.ts";
 
 /** `Chain_id.zero` (the chain id the CPMM call runs with). */
 export const ZERO_CHAIN_ID: string = b58encode(B58.chainId, new Uint8Array(4));
@@ -55,8 +54,6 @@ export function applyLiquidityBakingSubsidy(
     pc.atomically(() => {
       const subsidy = c.liquidity_baking_subsidy;
       credit(pc, cpmm, subsidy);
-      const script = loadScript(pc, cpmm);
-      if (script === undefined) throw UNDO;
       const ctx = makeScriptContext(pc, {
         self: cpmm,
         sender: cpmm,
@@ -67,10 +64,12 @@ export function applyLiquidityBakingSubsidy(
         chainId: ZERO_CHAIN_ID,
         legacy: true,
       });
-      const r = executeScript(pc, ctx, script, { entrypoint: "default", parameter: { prim: "Unit" } });
+      const cached = findScript(pc, ctx, cpmm);
+      if (cached === undefined) throw UNDO;
+      const r = executeScript(pc, ctx, cached, { entrypoint: "default", parameter: { prim: "Unit" } });
       if (r.operations.length > 0) throw UNDO;
       const lazySize = applyLazyStorageDiff(pc, r.lazyStorageDiff);
-      pc.consumeGas(200_000n + 4n * BigInt(encodeBinary(expression, r.storage).length + 4));
+      chargeStorageUpdate(pc, r.storage);
       updateScriptStorage(pc, cpmm, r.storage, lazySize);
       const { size, paid } = recordPaidStorageSpace(pc, cpmm, undefined);
       result = {
@@ -84,6 +83,8 @@ export function applyLiquidityBakingSubsidy(
         paid_storage_size_diff: paid,
         allocated_destination_contract: false,
       } as SuccessfulManagerOperationResult;
+      // the gas of the receipt is taken before the cache update (Octez)
+      updateScript(pc, cpmm, r.cached.value, r.cached.size);
     });
   } catch (e) {
     if (e !== UNDO && !(e instanceof TezosError)) throw e;

@@ -3,12 +3,8 @@
  * while applying them (Octez ids and fields).
  * @module
  */
-import { string } from "../../../encoding/bytes.ts";
-import { contractId } from "../../../encoding/hangzhou/basic.ts";
-import { obj, req } from "../../../encoding/object.ts";
 import type { ErrorDefinition } from "../../../errors/mod.ts";
 import { protoError } from "../proto-error.ts";
-
 
 /** `storage_limit_too_high` (permanent): a storage limit outside [0, hard_storage_limit_per_operation]. */
 export const storageLimitTooHigh: ErrorDefinition = protoError({
@@ -51,22 +47,7 @@ export const gasQuotaExceededInitDeserialize: ErrorDefinition = protoError({
     "Gas limit was not high enough to deserialize the transaction parameters or origination script code or initial storage, making the operation impossible to parse within the provided gas bounds.",
 });
 
-/** `michelson_v1.no_such_entrypoint` {entrypoint} (permanent): an entrypoint other than `default` to an implicit account. */
-export const noSuchEntrypoint: ErrorDefinition<{ entrypoint: string }> = protoError({
-  id: "michelson_v1.no_such_entrypoint",
-  kind: "permanent",
-  title: "No such entrypoint (type error)",
-  description: "An entrypoint was not found when calling a contract.",
-  fields: obj(req("entrypoint", string)),
-});
-
-/** `michelson_v1.bad_contract_parameter` {contract} (permanent): a parameter other than `Unit` to an implicit account. */
-export const badContractParameter: ErrorDefinition<{ contract: string }> = protoError({
-  id: "michelson_v1.bad_contract_parameter",
-  kind: "permanent",
-  title: "Contract supplied an invalid parameter",
-  description:
-    "Either no parameter was supplied to a contract with a non-unit parameter type, a non-unit parameter was passed to an account, or a parameter was supplied of the wrong type",
-  fields: obj(req("contract", contractId)),
-});
-
+// `michelson_v1.no_such_entrypoint` and `michelson_v1.bad_contract_parameter` are the Michelson
+// engine's definitions (one definition per error id).
+export { noSuchEntrypoint } from "../../../michelson/data/errors.ts";
+export { badContractParameter } from "../../../michelson/script/errors.ts";

@@ -7,14 +7,14 @@
  * |---|---|---|
  * | `gas.consume` | `Gas.consume` | as given; `gas_exhausted.operation` when short |
  * | `balance()` | `Contract.get_balance_carbonated` | read_access(4, 8) |
- * | `contractParameterType` | `parse_contract_for_script` (originated) | code lookup: read_access(2, 0) [+ read_access(2, len) + 20·bytes deserialisation] |
+ * | `contractParameterType` | `parse_contract_for_script` (originated) | code lookup: read_access(2, 0) [+ read_access(2, len) + 2 × 20·bytes deserialisation (`Code.find`, then `force_decode_in_context`)] |
  * | `bigMapTypes` | `Big_map.exists` | read_bytes_cost 0 |
- * | `bigMapGet` | `Big_map.get_opt` | read_access(2, 0) [+ read_access(2, len)] |
+ * | `bigMapGet` | `Big_map.get_opt` | read_access(2, 0) [+ read_access(2, len) + deserialized_cost(value)] |
  * | `bigMapMem` (extra) | `Big_map.mem` | read_access(2, 0) |
  * | `globalConstant` | `Global_constants_storage.get` | read_access(2, 0) [+ read_access(2, len)] |
  * | `votingPower` | `Vote.get_voting_power` | read_access(4, 4) |
  * | `totalVotingPower` | `Vote.get_total_voting_power` | read_access(2, 4) |
- * | `contractScript` (extra, `VIEW`) | `Contract.get_script` | per part: read_access(2, 0) [+ read_access(2, len)] |
+ * | `contractScript` (extra, `VIEW`) | `Contract.get_script`, then `parse_script`'s decoding | per part: read_access(2, 0) [+ read_access(2, len) + 2 × 20·bytes] |
  * | `freshInternalNonce` | `fresh_internal_nonce` | none; `too_many_internal_operations` from 65 535 |
  * | `freshContractAddress` | `fresh_contract_from_current_nonce` | none; `undefined_operation_nonce` without an origination nonce |
  * | `freshTemporaryBigMapId` | `Lazy_storage.fresh ~temporary:true` | none |
@@ -51,6 +51,7 @@ import type { ProtoContext } from "../storage/proto-context.ts";
 import { listingsSize, votingPower } from "../storage/vote.ts";
 import type { ErrorDefinition } from "../../../errors/mod.ts";
 import { toHex } from "../../../encoding/hex.ts";
+import { deserializedCost } from "../../../michelson/gas/script.ts";
 
 /** `too_many_internal_operations` (permanent): more than 65 535 internal operations in a block. */
 export const tooManyInternalOperations: ErrorDefinition = protoError({
@@ -179,14 +180,16 @@ export function makeScriptContext(pc: ProtoContext, step: ScriptStep): HangzhouS
       if (isImplicit(kt1)) return undefined;
       const code = readScriptPart(pc, kt1, "code");
       if (code === undefined) return undefined;
-      pc.consumeGas(20n * BigInt(code.bytes));
+      // Storage.Contract.Code.find charges the lazy code's decoding, then parse_contract_for_script
+      // decodes it again (force_decode_in_context on the same undecoded bytes)
+      pc.consumeGas(2n * 20n * BigInt(code.bytes));
       const section = parameterSection(code.expr);
       if (section === undefined) return undefined;
       const t = parseParameterTy(section.node, { legacy: true, gas });
       return section.rootName !== undefined && t.field === undefined ? { ...t, field: section.rootName } : t;
     },
     bigMapTypes(id: bigint): { keyTy: Ty; valueTy: Ty } | undefined {
-      pc.consumeGas(200_000n); // Gas_limit_repr.read_bytes_cost 0
+      pc.consumeGas(100_000n); // Gas_limit_repr.read_bytes_cost 0: read_base_weight, 100 gas
       const k = pc.find(bigMapPath(id, "key_type"));
       if (k === undefined) return undefined;
       const v = pc.get(bigMapPath(id, "value_type"));
@@ -197,7 +200,10 @@ export function makeScriptContext(pc: ProtoContext, step: ScriptStep): HangzhouS
       const b = findBigMapValueBytes(pc, id, keyHash);
       if (b === undefined) return undefined;
       pc.consumeGas(readAccessCost(2, decodeInt32(pc.get(bigMapPath(id, "contents", toHex(keyHash), "len")))));
-      return decodeMicheline(b);
+      const value = decodeMicheline(b);
+      // Storage.Big_map.Contents.find charges the value's deserialisation (Script_repr.deserialized_cost)
+      pc.consumeGas(BigInt(deserializedCost(value)));
+      return value;
     },
     bigMapMem(id: bigint, keyHash: Uint8Array): boolean {
       pc.consumeGas(readAccessCost(2, 0));
@@ -228,7 +234,9 @@ export function makeScriptContext(pc: ProtoContext, step: ScriptStep): HangzhouS
       const code = readScriptPart(pc, contract, "code");
       const storage = readScriptPart(pc, contract, "storage");
       if (code === undefined || storage === undefined) return undefined;
-      pc.consumeGas(20n * BigInt(code.bytes + storage.bytes));
+      // Contract.get_script charges both lazy expressions' decoding (Code.find, Storage.find), then
+      // VIEW's parse_script decodes them again (force_decode_in_context on the same bytes)
+      pc.consumeGas(2n * 20n * BigInt(code.bytes + storage.bytes));
       return { code: code.expr, storage: storage.expr };
     },
     freshInternalNonce(): number {

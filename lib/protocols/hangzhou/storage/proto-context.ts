@@ -14,7 +14,9 @@
  *
  * - scripts: `internalNonce` and `internalNoncesUsed` (Octez never resets them within a block:
  *   they start at 0 at `prepare`), `temporaryBigMapId` (the next temporary big map id, −1 after
- *   `prepare` and after each manager operation's cleanup).
+ *   `prepare` and after each manager operation's cleanup);
+ * - `cache`: the protocol cache (`./cache.ts`; the script cache is its subcache 0), the one this
+ *   node built for the context or else read from the context's domain; it follows backtracking.
  *
  * What Octez also keeps there and the block application adds when it needs it (not here):
  * included/allowed endorsements, storage space to pay and allocated contracts counters.
@@ -36,12 +38,16 @@
 import { decodeBinary, encodeBinary } from "../../../encoding/codec.ts";
 import type { Context } from "../../../store/context/mod.ts";
 import { failure, type ErrorDefinition } from "../../../errors/mod.ts";
-import { parametricConstants, type ParametricConstants } from "../constants.ts";
+import { FIXED_CONSTANTS, parametricConstants, type ParametricConstants } from "../constants.ts";
 import { cycleEras, levelFromRaw, type CycleEras, type Level } from "../level.ts";
 import { protoError } from "../proto-error.ts";
 import { storageError, undefinedOperationNonce } from "./errors.ts";
 import { CONSTANTS_PATH, CYCLE_ERAS_PATH, VERSION_PATH, VERSION_VALUE, type Path } from "./layout.ts";
 import { tezAdd } from "./tez.ts";
+import { cacheFromLayout, cacheOfContext, type CacheState } from "./cache.ts";
+
+/** Hangzhou's cache layout: one subcache, for scripts, of 100 000 000 bytes (`Constants_repr.cache_layout`). */
+export const CACHE_LAYOUT: readonly number[] = FIXED_CONSTANTS.cache_layout.map(Number);
 
 /** The origination nonce: the hash of the operation that originates, and the next index. */
 export interface OriginationNonce {
@@ -60,6 +66,8 @@ export interface ProtoContextInit {
   predecessorTimestamp: number;
   timestamp: number;
   fitness: bigint;
+  /** The protocol cache; empty caches of {@link CACHE_LAYOUT} when absent. */
+  cache?: CacheState<unknown>;
 }
 
 /** `gas_exhausted.operation`. */
@@ -122,6 +130,8 @@ export class ProtoContext {
   internalNoncesUsed: ReadonlySet<number> = new Set();
   /** The next temporary big map id (`Lazy_storage_kind.Temp_ids`): −1, −2, … */
   temporaryBigMapId = -1n;
+  /** The protocol cache (immutable: every change replaces it). */
+  cache: CacheState<unknown>;
 
   constructor(init: ProtoContextInit) {
     this.context = init.context;
@@ -132,6 +142,7 @@ export class ProtoContext {
     this.timestamp = init.timestamp;
     this.fitness = init.fitness;
     this.remainingBlockGas = init.constants.hard_gas_limit_per_block * 1000n;
+    this.cache = init.cache ?? cacheFromLayout(CACHE_LAYOUT);
   }
 
   /**
@@ -156,6 +167,7 @@ export class ProtoContext {
       predecessorTimestamp: block.predecessorTimestamp,
       timestamp: block.timestamp,
       fitness: block.fitness,
+      cache: cacheOfContext(context, CACHE_LAYOUT),
     });
   }
 
@@ -169,6 +181,7 @@ export class ProtoContext {
       predecessorTimestamp: this.predecessorTimestamp,
       timestamp: this.timestamp,
       fitness: this.fitness,
+      cache: this.cache,
     });
     c.fees = this.fees;
     c.rewards = this.rewards;
@@ -212,6 +225,7 @@ export class ProtoContext {
     this.internalNonce = s.internalNonce;
     this.internalNoncesUsed = s.internalNoncesUsed;
     this.temporaryBigMapId = s.temporaryBigMapId;
+    this.cache = s.cache;
   }
 
   // -------------------------------------------------------------------------------------------

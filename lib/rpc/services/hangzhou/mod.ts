@@ -27,6 +27,7 @@ import { preapplyBlockService } from "../preapply.ts";
 import { hangzhouOperationRpc } from "./block.ts";
 import { constantsServices } from "./constants.ts";
 import { bigMapsServices } from "./big-maps.ts";
+import { cacheServices } from "./cache.ts";
 import { contractScriptsServices } from "./contract-scripts.ts";
 import { contractsServices } from "./contracts.ts";
 import { scriptsServices } from "./scripts.ts";
@@ -63,6 +64,7 @@ export function hangzhouServices(now: () => number): Directory<BlockCtx> {
     .merge(contractsServices())
     .merge(contractScriptsServices())
     .merge(bigMapsServices())
+    .merge(cacheServices())
     .merge(scriptsServices())
     .merge(delegatesServices())
     .merge(nonceServices())
