@@ -8,7 +8,8 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { B58, b58decode } from "../../lib/encoding/base58.ts";
-import type { RegisterGlobalConstant } from "../../lib/encoding/hangzhou/operation.ts";
+import type { Origination, RegisterGlobalConstant, Transaction } from "../../lib/encoding/hangzhou/operation.ts";
+import { getScript } from "../../lib/protocols/hangzhou/storage/contract.ts";
 import { findGlobalConstant } from "../../lib/protocols/hangzhou/storage/global-constants.ts";
 import { hangzhouChain } from "./chain-fixture.ts";
 import { type Account, applyOn, BOOTSTRAP, bakeManager, forge, manager, managerReceipts, receiptJson } from "./manager-fixture.ts";
@@ -57,6 +58,31 @@ G("a constant referring to an unregistered constant is refused with Nonexistent_
   const r = (receiptJson(results) as any)[0].operation_result;
   assert.is(r.status, "failed");
   assert.is(r.errors[0].id, P + "Nonexistent_global");
+});
+
+G("a contract originated with a constant in its code runs the registered expression, and keeps the constant as written", async () => {
+  const h = await hangzhouChain();
+  await h.bake();
+  // the constant is the instruction sequence `{ CAR ; PUSH int 1 ; ADD }`
+  const body = [{ prim: "CAR" }, { prim: "PUSH", args: [{ prim: "int" }, { int: "1" }] }, { prim: "ADD" }];
+  const { block: b1Block } = await bakeManager(h, [await forge(b1.sk, h.chain.head.hash, [register(1n, body)])]);
+  const hash = (receiptJson(managerReceipts(b1Block)[0]!) as any)[0].operation_result.global_address as string;
+  const code = [
+    { prim: "parameter", args: [{ prim: "int" }] },
+    { prim: "storage", args: [{ prim: "int" }] },
+    { prim: "code", args: [[{ prim: "constant", args: [{ string: hash }] }, { prim: "NIL", args: [{ prim: "operation" }] }, { prim: "PAIR" }]] },
+  ];
+  const originate = manager<Origination>({ kind: "origination", source: b1.pkh, counter: 2n, balance: 0n, script: { code, storage: { int: "0" } }, gas_limit: 10_000n, storage_limit: 1_000n });
+  const { block } = await bakeManager(h, [await forge(b1.sk, h.chain.head.hash, [originate])]);
+  const origination = (receiptJson(managerReceipts(block)[0]!) as any)[0].operation_result;
+  assert.is(origination.status, "applied");
+  const kt1 = origination.originated_contracts[0] as string;
+  const call = manager<Transaction>({ kind: "transaction", source: b1.pkh, counter: 3n, amount: 0n, destination: kt1, parameters: { entrypoint: "default", value: { int: "41" } }, gas_limit: 10_000n, storage_limit: 100n });
+  const { block: callBlock } = await bakeManager(h, [await forge(b1.sk, h.chain.head.hash, [call])]);
+  const result = (receiptJson(managerReceipts(callBlock)[0]!) as any)[0].operation_result;
+  assert.is(result.status, "applied");
+  assert.equal(result.storage, { int: "42" });
+  assert.equal(getScript(h.protoAt(h.chain.head), kt1)?.code, code, "the stored code keeps the constant");
 });
 
 G.run();

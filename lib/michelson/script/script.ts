@@ -65,8 +65,8 @@ export interface ParseScriptOptions {
    * Type-check the views too (Octez `typecheck_views`, with gas). Octez does it at origination,
    * for CREATE_CONTRACT literals and in `typecheck_code`, never when running or calling a
    * contract (`parse_script` leaves the views as Micheline; VIEW checks the one it runs).
-   * Default of {@link parseScript}: `!legacy` (originations are the non-legacy parses);
-   * default of {@link parseScriptNode}: `true`.
+   * Default of {@link parseScript}: `false` (an origination asks for it); default of
+   * {@link parseScriptNode}: `true`.
    */
   readonly typecheckViews?: boolean;
 }
@@ -290,7 +290,7 @@ export function parseScript(ctx: ScriptContext, code: Micheline, opts: ParseScri
   });
   ctx.gas.consume(nodesCost(nodes));
   // at origination Octez checks the views after `parse_code` (apply.ml: `typecheck_views`)
-  if (opts.typecheckViews ?? !legacy) typecheckViews(ctx, parsed, { legacy, typeLogger: opts.typeLogger });
+  if (opts.typecheckViews === true) typecheckViews(ctx, parsed, { legacy, typeLogger: opts.typeLogger });
   return parsed;
 }
 

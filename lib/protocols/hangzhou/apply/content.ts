@@ -409,7 +409,8 @@ function applyOrigination(
     legacy: false,
   });
   const { collectLazyStorage, extractLazyStorageDiff } = lazyStorage;
-  const parsed = parseScript(ctx, op.script.code, { legacy: false });
+  // parse_script: global constants expanded (with gas), then checked with its views, as an origination is
+  const parsed = parseScript(ctx, expandGlobalConstants(pc, op.script.code), { legacy: false, typecheckViews: true });
   let value: Value;
   try {
     value = parseData(ctx, parsed.storageTy, op.script.storage, { legacy: false, allowForgedTickets: internal, allowForgedLazyStorageId: internal });
