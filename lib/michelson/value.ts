@@ -30,6 +30,7 @@
  * @module
  */
 import type { Micheline } from "../encoding/micheline.ts";
+import type { LazyStorageDiffItem } from "../encoding/hangzhou/receipts/lazy-storage-diff.ts";
 import type { Ty } from "./ty.ts";
 
 /** A Michelson value (see the module table for which form each type uses). */
@@ -149,11 +150,12 @@ export interface BigMap {
 }
 
 /**
- * An operation emitted by a contract (Octez `packed_internal_operation` before unparsing): its
- * internal nonce, and the typed values it carries so the caller can unparse them and extract
- * their lazy storage (big maps) when it applies the operation.
+ * An operation emitted by a contract (Octez `packed_internal_operation` with its lazy storage
+ * diff), as the instruction made it: the internal nonce, the parameter or initial storage already
+ * unparsed (Optimized) with the big maps it carries moved to temporary ids, and the lazy storage
+ * diff of that move, to apply before the operation.
  */
 export type Operation =
-  | { readonly op: "transaction"; readonly nonce: number; readonly amount: bigint; readonly destination: string; readonly entrypoint: string; readonly paramTy: Ty; readonly param: Value }
-  | { readonly op: "origination"; readonly nonce: number; readonly credit: bigint; readonly delegate: string | null; readonly address: string; readonly code: Micheline; readonly storageTy: Ty; readonly storage: Value }
+  | { readonly op: "transaction"; readonly nonce: number; readonly amount: bigint; readonly destination: string; readonly entrypoint: string; readonly parameters: Micheline; readonly lazyStorageDiff: readonly LazyStorageDiffItem[] | undefined }
+  | { readonly op: "origination"; readonly nonce: number; readonly credit: bigint; readonly delegate: string | null; readonly address: string; readonly code: Micheline; readonly storage: Micheline; readonly lazyStorageDiff: readonly LazyStorageDiffItem[] | undefined }
   | { readonly op: "delegation"; readonly nonce: number; readonly delegate: string | null };

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Micheline } from "../../encoding/micheline.ts";
+import type { LazyStorageDiffItem } from "../../encoding/hangzhou/receipts/lazy-storage-diff.ts";
 import type { Ty } from "../ty.ts";
 import type { Address, BigMap, Lambda, MList, MMap, Operation, Some, TypedContract, Value } from "../value.ts";
 import { MList as MListClass } from "../value.ts";
@@ -598,24 +599,25 @@ export function contract(m: Machine, loc: number, t: Ty, a: Address, instrEp: st
 
 /** TRANSFER_TOKENS. */
 export function transfer(m: Machine, amount: bigint, c: TypedContract, v: Value): Operation {
-  // Octez's `transfer`: the parameter's big maps collected and extracted, then it is unparsed
-  const node = unparseData(c.paramTy, extractedForGas(m, c.paramTy, v), "Optimized", { gas: m.gas });
-  m.gas.consume(stripLocationsCost(node));
+  const { node, diff } = emittedValue(m, c.paramTy, v);
   return {
     op: "transaction", nonce: m.ctx.freshInternalNonce(), amount, destination: c.address,
-    entrypoint: isDefaultEntrypoint(c.entrypoint) ? "default" : c.entrypoint, paramTy: c.paramTy, param: v,
+    entrypoint: isDefaultEntrypoint(c.entrypoint) ? "default" : c.entrypoint, parameters: node, lazyStorageDiff: diff,
   };
 }
 
 /**
- * What the instructions emitting an operation charge for its value's big maps (Octez's
- * `collect_lazy_storage` then `extract_lazy_storage_diff ~temporary:true`), and the value as
- * extracted (big maps as ids) for the unparsing gas. The operation keeps `v`: whoever applies it
- * extracts the maps again with real temporary ids, without charging (GASX).
+ * A value an emitted operation carries, as Octez's `transfer`/`create_contract` make it: its big
+ * maps collected and moved to fresh temporary ids (`extract_lazy_storage_diff ~temporary:true`),
+ * then unparsed (Optimized) and stripped of locations, all with gas.
  */
-function extractedForGas(m: Machine, t: Ty, v: Value): Value {
+function emittedValue(m: Machine, t: Ty, v: Value): { node: Micheline; diff: LazyStorageDiffItem[] | undefined } {
   const toDuplicate = collectLazyStorage(t, v, m.gas);
-  return extractLazyStorageDiff({ gas: m.gas, freshBigMapId: () => -1n }, t, v, { mode: "Optimized", temporary: true, toDuplicate, toUpdate: new Set() }).value;
+  const env = { gas: m.gas, freshBigMapId: () => m.ctx.freshTemporaryBigMapId() };
+  const ex = extractLazyStorageDiff(env, t, v, { mode: "Optimized", temporary: true, toDuplicate, toUpdate: new Set() });
+  const node = unparseData(t, ex.value, "Optimized", { gas: m.gas });
+  m.gas.consume(stripLocationsCost(node));
+  return { node, diff: ex.diff };
 }
 
 /** A checked inner script of CREATE_CONTRACT. */
@@ -648,10 +650,9 @@ export function checkInnerScript(c: Checker, node: Micheline, depth: number): In
 export function createContract(m: Machine, inner: InnerScript, delegate: string | null, credit: bigint, init: Value): [Operation, string] {
   unparseTy(inner.paramTy, "Optimized", m.gas);
   unparseTy(inner.storageTy, "Optimized", m.gas);
-  const node = unparseData(inner.storageTy, extractedForGas(m, inner.storageTy, init), "Optimized", { gas: m.gas });
-  m.gas.consume(stripLocationsCost(node));
+  const { node, diff } = emittedValue(m, inner.storageTy, init);
   const address = m.ctx.freshContractAddress();
-  const op: Operation = { op: "origination", nonce: m.ctx.freshInternalNonce(), credit, delegate, address, code: inner.code, storageTy: inner.storageTy, storage: init };
+  const op: Operation = { op: "origination", nonce: m.ctx.freshInternalNonce(), credit, delegate, address, code: inner.code, storage: node, lazyStorageDiff: diff };
   return [op, address];
 }
 

@@ -29,7 +29,6 @@ import { scriptExprHash } from "../../../crypto/hashes.ts";
 import { type ErrorDefinition, TezosError } from "../../../errors/mod.ts";
 import { badContractParameter, cannotSerializeStorage } from "../../../michelson/script/errors.ts";
 import { noSuchEntrypoint } from "../../../michelson/data/errors.ts";
-import type { GasMeter } from "../../../michelson/context.ts";
 import { storageSizeCost } from "../../../michelson/script/script.ts";
 import { type CachedContract, findScript, updateScript } from "../michelson/script-cache.ts";
 import { storageSizeOfCost } from "../michelson/script-size.ts";
@@ -222,8 +221,6 @@ export interface ExecutionResult {
   readonly cached: { readonly value: CachedContract; readonly size: number };
 }
 
-/** A gas meter that does not count: what the instructions already charged is not charged again. */
-const UNCHARGED: GasMeter = { consume: () => {}, remaining: () => Number.MAX_SAFE_INTEGER };
 
 /**
  * Runs the cached script of `self` (`Script_interpreter.execute ~cached_script`): the parameter
@@ -250,11 +247,10 @@ export function executeScript(
     internal: args.internal ?? false,
   });
   const env = lazyEnv(pc, ctx);
-  const opEnv: lazyStorage.LazyStorageEnv = { gas: UNCHARGED, freshBigMapId: env.freshBigMapId };
   const operations: PendingOperation[] = [];
   const opDiffs: LazyStorageDiffItem[] = [];
   for (const op of result.operations) {
-    const { pending, diff } = internalOperationOf(opEnv, ctx.self, op);
+    const { pending, diff } = internalOperationOf(ctx.self, op);
     operations.push(pending);
     if (diff !== undefined) opDiffs.push(...diff);
   }
@@ -284,35 +280,20 @@ export function executeScript(
   };
 }
 
-/** An emitted operation as the apply layer takes it, its values' big maps made temporary (`transfer`/`create_contract`). */
-function internalOperationOf(env: lazyStorage.LazyStorageEnv, self: string, op: Operation): { pending: PendingOperation; diff: LazyStorageDiffItem[] | undefined } {
-  const { collectLazyStorage, extractLazyStorageDiff } = lazyStorage;
+/** An emitted operation as the internal operation to apply, with the lazy storage diff its values brought (made by the instruction). */
+function internalOperationOf(self: string, op: Operation): { pending: PendingOperation; diff: LazyStorageDiffItem[] | undefined } {
   switch (op.op) {
     case "transaction": {
-      const ex = extractLazyStorageDiff(env, op.paramTy, op.param, {
-        mode: "Optimized",
-        temporary: true,
-        toDuplicate: collectLazyStorage(op.paramTy, op.param, env.gas),
-        toUpdate: new Set(),
-      });
-      const value = unparseData(op.paramTy, ex.value, "Optimized");
       const operation: InternalManagerOperation = { kind: "transaction", amount: op.amount, destination: op.destination };
-      if (op.entrypoint !== "default" && op.entrypoint !== "" || !isUnit(value)) {
-        operation.parameters = { entrypoint: op.entrypoint === "" ? "default" : op.entrypoint, value };
+      if (op.entrypoint !== "default" && op.entrypoint !== "" || !isUnit(op.parameters)) {
+        operation.parameters = { entrypoint: op.entrypoint === "" ? "default" : op.entrypoint, value: op.parameters };
       }
-      return { pending: { source: self, nonce: op.nonce, operation }, diff: ex.diff };
+      return { pending: { source: self, nonce: op.nonce, operation }, diff: op.lazyStorageDiff?.slice() };
     }
     case "origination": {
-      const ex = extractLazyStorageDiff(env, op.storageTy, op.storage, {
-        mode: "Optimized",
-        temporary: true,
-        toDuplicate: collectLazyStorage(op.storageTy, op.storage, env.gas),
-        toUpdate: new Set(),
-      });
-      const storage = unparseData(op.storageTy, ex.value, "Optimized");
-      const operation: InternalManagerOperation = { kind: "origination", balance: op.credit, script: { code: op.code, storage } };
+      const operation: InternalManagerOperation = { kind: "origination", balance: op.credit, script: { code: op.code, storage: op.storage } };
       if (op.delegate !== null) operation.delegate = op.delegate;
-      return { pending: { source: self, nonce: op.nonce, operation, preorigination: op.address }, diff: ex.diff };
+      return { pending: { source: self, nonce: op.nonce, operation, preorigination: op.address }, diff: op.lazyStorageDiff?.slice() };
     }
     case "delegation": {
       const operation: InternalManagerOperation = op.delegate === null ? { kind: "delegation" } : { kind: "delegation", delegate: op.delegate };

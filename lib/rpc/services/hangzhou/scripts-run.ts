@@ -23,7 +23,7 @@ import { internalOperation, type InternalOperation } from "../../../encoding/han
 import type { LazyStorageDiffItem } from "../../../encoding/hangzhou/receipts/lazy-storage-diff.ts";
 import type { Micheline } from "../../../encoding/micheline.ts";
 import { unparseData } from "../../../michelson/data/unparse-data.ts";
-import { collectLazyStorage, extractLazyStorageDiff, type LazyStorageEnv } from "../../../michelson/lazy-storage.ts";
+import { extractLazyStorageDiff, type LazyStorageEnv } from "../../../michelson/lazy-storage.ts";
 import { execute } from "../../../michelson/script/execute.ts";
 import { cannotSerializeStorage } from "../../../michelson/script/errors.ts";
 import { stripLocationsCost } from "../../../michelson/gas/script.ts";
@@ -61,37 +61,19 @@ function transactionParameters(entrypoint: string, value: Micheline): { entrypoi
   return name === "default" && unit ? undefined : { entrypoint: name, value };
 }
 
-/**
- * An emitted operation as an internal operation of `source` (Octez's TRANSFER_TOKENS,
- * CREATE_CONTRACT, SET_DELEGATE): values in optimized form. With `env`, the big maps they carry
- * are moved to temporary ids and the diff returned; without, values are printed as they are.
- */
-export function internalOperationOf(
-  source: string,
-  op: Operation,
-  env?: LazyStorageEnv,
-): { operation: InternalOperation; diff: LazyStorageDiffItem[] | undefined } {
-  const extract = (t: Parameters<typeof unparseData>[0], v: Parameters<typeof unparseData>[1]) => {
-    if (env === undefined) return { value: v, diff: undefined };
-    const toDuplicate = collectLazyStorage(t, v, env.gas);
-    return extractLazyStorageDiff(env, t, v, { mode: "Optimized", temporary: true, toDuplicate, toUpdate: new Set() });
-  };
-  const gas = env?.gas;
+/** An emitted operation as an internal operation of `source`, with the lazy storage diff its values brought. */
+export function internalOperationOf(source: string, op: Operation): { operation: InternalOperation; diff: readonly LazyStorageDiffItem[] | undefined } {
   switch (op.op) {
     case "transaction": {
-      const x = extract(op.paramTy, op.param);
-      const value = unparseData(op.paramTy, x.value, "Optimized", { gas });
-      const parameters = transactionParameters(op.entrypoint, value);
+      const parameters = transactionParameters(op.entrypoint, op.parameters);
       const operation: InternalOperation = { source, nonce: op.nonce, kind: "transaction", amount: op.amount, destination: op.destination };
       if (parameters !== undefined) (operation as { parameters?: unknown }).parameters = parameters;
-      return { operation, diff: x.diff };
+      return { operation, diff: op.lazyStorageDiff };
     }
     case "origination": {
-      const x = extract(op.storageTy, op.storage);
-      const storage = unparseData(op.storageTy, x.value, "Optimized", { gas });
-      const operation = { source, nonce: op.nonce, kind: "origination", balance: op.credit, script: { code: op.code, storage } } as InternalOperation;
+      const operation = { source, nonce: op.nonce, kind: "origination", balance: op.credit, script: { code: op.code, storage: op.storage } } as InternalOperation;
       if (op.delegate !== null) (operation as { delegate?: string }).delegate = op.delegate;
-      return { operation, diff: x.diff };
+      return { operation, diff: op.lazyStorageDiff };
     }
     case "delegation": {
       const operation = { source, nonce: op.nonce, kind: "delegation" } as InternalOperation;
@@ -158,13 +140,10 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
   const result = execute(ctx, script, { entrypoint: input.entrypoint, parameter: input.input, storage: input.storage }, tracer);
 
   const env = lazyEnv(ctx);
-  // The emitted operations' values were unparsed (and their gas charged) by the instructions
-  // that made them (Octez's `transfer`/`create_contract`): moving their big maps is not charged again.
-  const opEnv: LazyStorageEnv = { gas: UNLIMITED, freshBigMapId: env.freshBigMapId };
   const operations: InternalOperation[] = [];
   const diffs: LazyStorageDiffItem[] = [];
   for (const op of result.operations) {
-    const x = internalOperationOf(ctx.self, op, opEnv);
+    const x = internalOperationOf(ctx.self, op);
     operations.push(x.operation);
     if (x.diff !== undefined) diffs.push(...x.diff);
   }
