@@ -90,6 +90,8 @@ export function setIter(set: Sized): number {
 export const setSize = 15;
 /** `Cost_of.Interpreter.empty_map` (EMPTY_MAP). */
 export const emptyMap = 155;
+/** `Cost_of.Interpreter.empty_big_map` (model N_IEmpty_big_map). */
+export const emptyBigMap = 15;
 /** `Cost_of.Interpreter.map_map map` (MAP on a map). */
 export function mapMap(map: Sized): number {
   return M.nIMapMap(sizeOf(map));

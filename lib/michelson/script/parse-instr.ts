@@ -949,7 +949,7 @@ export class Checker {
         const v = parseBigMapValueTy(args[1], this.tyOpts());
         const [a, tn] = A.parseVarTypeAnnot(loc, annot);
         return typed(push(named("big_map", tn, k, v), s0, a), (m) => {
-          m.gas.consume(15);
+          m.gas.consume(G.emptyBigMap);
           const bm: BigMap = { bigMap: true, id: undefined, diff: emptyMap(k), keyTy: k, valueTy: v };
           m.stack.push(bm);
         });

@@ -18,7 +18,7 @@ import { emptyMap } from "../data/map.ts";
 import { parseViewTy, parseParameterTy, unparseTy } from "../data/parse-type.ts";
 import { stripLocationsCost } from "../gas/script.ts";
 import { collectLazyStorage, extractLazyStorageDiff } from "../lazy-storage.ts";
-import { checkPrintable, mergeCycle } from "../gas/typechecking.ts";
+import { checkPrintable, mergeCycle, parseInstrCycle } from "../gas/typechecking.ts";
 import { invalidKindError } from "../data/node.ts";
 import * as H from "../crypto/hash.ts";
 import * as B from "../crypto/bls12-381.ts";
@@ -575,7 +575,7 @@ export function contract(m: Machine, loc: number, t: Ty, a: Address, instrEp: st
   const address = a.address;
   if (!address.startsWith("KT1")) {
     if (ep !== "default") {
-      m.gas.consume(220); // parse_instr_cycle
+      m.gas.consume(parseInstrCycle);
       return null;
     }
     m.gas.consume(mergeCycle);
