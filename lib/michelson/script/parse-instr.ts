@@ -1535,7 +1535,7 @@ export class Checker {
         return typed(push(named("option", undefined, named("contract", undefined, pt)), rest1, a), (m) => {
           m.gas.consume(G.contract);
           const st = m.stack;
-          st[st.length - 1] = R.contract(m, loc, pt, st[st.length - 1] as Address, ep);
+          st[st.length - 1] = R.contract(m, pt, st[st.length - 1] as Address, ep);
         });
       }
       case "TRANSFER_TOKENS": {

@@ -566,8 +566,7 @@ function tryMerge(gas: import("../context.ts").GasMeter, a: Ty, b: Ty): boolean 
 }
 
 /** CONTRACT: `Some contract` when the address has the entrypoint with type `t`. */
-export function contract(m: Machine, loc: number, t: Ty, a: Address, instrEp: string): Value {
-  void loc;
+export function contract(m: Machine, t: Ty, a: Address, instrEp: string): Value {
   let ep: string;
   if (isDefaultEntrypoint(a.entrypoint)) ep = instrEp;
   else if (instrEp === "default") ep = a.entrypoint;
