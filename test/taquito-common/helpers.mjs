@@ -1,8 +1,41 @@
 /**
- * Helpers of the Taquito scenarios that do not depend on the Taquito release: funding, balances,
- * fees, and a time bound that names the RPC a failure came from. Each suite's `support/sandbox.mjs`
+ * Helpers of the Taquito scenarios that do not depend on the Taquito release: the shared sandbox
+ * node, bootstrap accounts, funding, balances, fees, and a time bound that names the RPC a failure came from. Each suite's `support/sandbox.mjs`
  * re-exports them beside its own toolkits and keys.
  */
+import { startNode } from "./node.mjs";
+
+export const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
+
+/** Octez's sandbox bootstrap accounts (tezt `constant.ml`): 4,000,000 tez each, delegates. */
+export const BOOTSTRAP = [
+  { pkh: "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx", sk: "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh" },
+  { pkh: "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN", sk: "edsk39qAm1fiMjgmPkw1EgQYkMzkJezLNewd7PLNHTkr6w9XA2zdfo" },
+  { pkh: "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU", sk: "edsk4ArLQgBTLWG5FJmnGnT689VKoqhXwmDPBuGx3z4cvwU9MmrPZZ" },
+  { pkh: "tz1b7tUupMgCNw2cCLpKTkSD1NZzB5TkP2sv", sk: "edsk2uqQB9AY4FvioK2YMdfmyMrer5R8mGFyuaLLFfSRo8EoyNdht3" },
+  { pkh: "tz1ddb9NMYHZi5UzPdzTZMYQQZoMub195zgv", sk: "edsk4QLrcijEffxV31gGdN2HU7UpyJjA8drFoNcmnB28n89YjPNRFm" },
+];
+
+/** Hangzhou sandbox: bytes paid for allocating an implicit account (origination_size × cost_per_byte). */
+export const ALLOCATION_BURN = 257 * 250;
+
+/** The confirmation poll: often enough for a test, bounded so a missing block fails the test. */
+export const POLLING_INTERVAL_MS = 100;
+export const CONFIRMATION_TIMEOUT_S = 60;
+
+let node;
+
+/** The shared node (started on the first call). */
+export async function sandbox() {
+  node ??= startNode();
+  return node;
+}
+
+/** Stops the shared node if it was started. */
+export async function stopSandbox() {
+  if (node !== undefined) await (await node).stop();
+}
+
 /** Sends `mutez` from `from` (a toolkit) to `to` and waits for one confirmation. */
 export async function fund(from, to, mutez) {
   const op = await from.contract.transfer({ to, amount: mutez, mutez: true });

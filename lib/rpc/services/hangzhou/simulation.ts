@@ -65,6 +65,10 @@ export function simulationServices(now: () => number): Directory<BlockCtx> {
   const runInput = obj(req("operation", operation), req("chain_id", chainIdCodec));
   const simulateInput = obj(req("operation", operation), req("chain_id", chainIdCodec), opt("latency", int31));
   const preapplyInput = list(mergeObjs(obj(req("protocol", constant(HANGZHOU))), operation));
+  const simulate = async (ctx: BlockCtx, body: { operation: Operation; chain_id: string }) => {
+    checkChain(ctx, body.chain_id);
+    return (await applyInSequence(ctx, [body.operation], { kind: "simulation" }, now))[0]!;
+  };
   return new Directory<BlockCtx>().register(
     service({
       method: "POST",
@@ -72,10 +76,7 @@ export function simulationServices(now: () => number): Directory<BlockCtx> {
       description: "Run an operation without signature checks",
       input: runInput,
       output: operationWithMetadata,
-      handler: async ({ ctx, body }) => {
-        checkChain(ctx, body.chain_id);
-        return (await applyInSequence(ctx, [body.operation], { kind: "simulation" }, now))[0]!;
-      },
+      handler: ({ ctx, body }) => simulate(ctx, body),
     }),
     service({
       method: "POST",
@@ -83,10 +84,7 @@ export function simulationServices(now: () => number): Directory<BlockCtx> {
       description: "Simulate an operation without signature checks (the later protocols' name of run_operation)",
       input: simulateInput,
       output: operationWithMetadata,
-      handler: async ({ ctx, body }) => {
-        checkChain(ctx, body.chain_id);
-        return (await applyInSequence(ctx, [body.operation], { kind: "simulation" }, now))[0]!;
-      },
+      handler: ({ ctx, body }) => simulate(ctx, body),
     }),
     service({
       method: "POST",
