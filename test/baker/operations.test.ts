@@ -24,7 +24,7 @@ import { operation } from "../../lib/encoding/hangzhou/operation.ts";
 
 type Vector = { encoding: string; json: { branch: string; contents: any[] }; hex: string };
 const vectors = (
-  JSON.parse(readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url), "utf8")) as {
+  JSON.parse(readFileSync(new URL("../vectors/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url), "utf8")) as {
     vectors: Vector[];
   }
 ).vectors;

@@ -4,7 +4,7 @@
  * on every block of a node baked past the end of cycle 0.
  *
  * The file describes these entries with the genesis protocol's shapes (an artefact of how Octez
- * generated it; ../shared/reference/octez/SOURCES.md). So:
+ * generated it; test/vectors/octez/SOURCES.md). So:
  * - the activation block (level 1), whose protocol *is* genesis, is checked against the file's
  *   entries as they are;
  * - the Hangzhou blocks (levels 2 and up) are checked against the `011-PtHangz2.*` components with
@@ -18,7 +18,7 @@ import { OpenApi } from "../support/openapi.ts";
 import { ConformanceNode, HEAD_LEVEL } from "./node.ts";
 import { hangzhouBlock, hangzhouHeader, hangzhouMetadata, hangzhouOperation, hangzhouProtocolData } from "./octez-schemas.ts";
 
-const api = OpenApi.load(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url));
+const api = OpenApi.load(new URL("../vectors/octez/hangzhou-openapi.json", import.meta.url));
 const blocks = suite<{ setup: Promise<void>; node: ConformanceNode; kinds: Set<string> }>("hangzhou-openapi.json block entries");
 
 blocks.before(async (ctx) => {

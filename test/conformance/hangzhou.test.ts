@@ -11,7 +11,7 @@ import { OpenApi } from "../support/openapi.ts";
 import { ConformanceNode, HEAD_LEVEL } from "./node.ts";
 import { pendingOperations } from "./octez-schemas.ts";
 
-const REF = new URL("../../../shared/reference/octez/", import.meta.url);
+const REF = new URL("../vectors/octez/", import.meta.url);
 const api = OpenApi.load(new URL("hangzhou-openapi.json", REF));
 const mempoolApi = OpenApi.load(new URL("hangzhou-mempool-openapi.json", REF));
 const B = "/chains/main/blocks/head";

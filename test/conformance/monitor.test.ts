@@ -11,7 +11,7 @@ import { ConformanceNode, HEAD_LEVEL } from "./node.ts";
 import { OCTEZ_FORMATS } from "./octez-formats.ts";
 import { HANGZHOU } from "./octez-schemas.ts";
 
-const REF = new URL("../../../shared/reference/octez/", import.meta.url);
+const REF = new URL("../vectors/octez/", import.meta.url);
 const shell = OpenApi.load(new URL("rpc-openapi.json", REF));
 const mempool = OpenApi.load(new URL("hangzhou-mempool-openapi.json", REF));
 

@@ -4,7 +4,7 @@
  *
  * - Block-level entries (`/`, `/header`, `/header/protocol_data`, `/metadata`, `/operations…`) of
  *   `hangzhou-openapi.json` describe the genesis protocol's shapes (see
- *   `../shared/reference/octez/SOURCES.md`); a Hangzhou block is checked against the `011-PtHangz2.*`
+ *   `test/vectors/octez/SOURCES.md`); a Hangzhou block is checked against the `011-PtHangz2.*`
  *   components with the fields that `lib_shell_services/block_services.ml` puts in front.
  * - `pending_operations` in `hangzhou-mempool-openapi.json` lags the v12.4 code: the code's
  *   encoding (block_services.ml, `version_1_encoding`, obj6) has a required `outdated` field with
@@ -123,7 +123,7 @@ export function pendingOperations(api: OpenApi): Schema {
 
 /**
  * `GET /chains/<chain>/checkpoint` as this node answers by a decision of the project
- * (../shared/DESIGN.md, "Where the specification and Octez v12 disagree"): Octez v12's fields plus
+ * (docs/README.md, "Where the specification and Octez v12 disagree"): Octez v12's fields plus
  * the specification's `save_point`, the same value as `savepoint`. Not an Octez lag: a deliberate
  * extra field, so the check stays strict about everything else.
  */

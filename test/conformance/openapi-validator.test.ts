@@ -10,7 +10,7 @@ import { OpenApi, type Schema, withLeadingFields } from "../support/openapi.ts";
 import { OCTEZ_FORMATS } from "./octez-formats.ts";
 import { pendingOperations } from "./octez-schemas.ts";
 
-const REF = new URL("../../../shared/reference/octez/", import.meta.url);
+const REF = new URL("../vectors/octez/", import.meta.url);
 const hangzhou = OpenApi.load(new URL("hangzhou-openapi.json", REF));
 const mempool = OpenApi.load(new URL("hangzhou-mempool-openapi.json", REF));
 const shell = OpenApi.load(new URL("rpc-openapi.json", REF));

@@ -9,7 +9,7 @@ import { OpenApi, type Schema } from "../support/openapi.ts";
 import { ConformanceNode } from "./node.ts";
 import { checkpointWithSavePoint, HANGZHOU } from "./octez-schemas.ts";
 
-const api = OpenApi.load(new URL("../../../shared/reference/octez/rpc-openapi.json", import.meta.url));
+const api = OpenApi.load(new URL("../vectors/octez/rpc-openapi.json", import.meta.url));
 const GENESIS_PROTOCOL = "ProtoGenesisGenesisGenesisGenesisGenesisGenesk612im";
 
 /** Arguments read from the node before the cases run. */

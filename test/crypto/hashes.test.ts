@@ -17,7 +17,7 @@ import { merkleRoot } from "../../lib/crypto/merkle.ts";
 import { B58, b58decode, b58encode } from "../../lib/encoding/base58.ts";
 
 // Mainnet block 1064978 (protocol 006 Carthage) as `GET /chains/main/blocks/1064978` returned it.
-const carthage = JSON.parse(readFileSync(new URL("vectors/mainnet-carthage-block-1064978.json", import.meta.url), "utf8"));
+const carthage = JSON.parse(readFileSync(new URL("../vectors/octez/examples/mainnet-carthage-block-1064978.json", import.meta.url), "utf8"));
 
 const h = (n: number) => blake2b256(Uint8Array.of(n)); // distinct 32-byte elements
 const node = (a: Uint8Array, b: Uint8Array) => blake2b256(a, b);

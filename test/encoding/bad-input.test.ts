@@ -5,7 +5,7 @@ import * as assert from "uvu/assert";
 import { DecodeError, decodeBinary, fromHex, type Json } from "../../lib/encoding/mod.ts";
 import { blockHeader, operation } from "../../lib/encoding/hangzhou/mod.ts";
 
-const file = new URL("../../../shared/reference/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url);
+const file = new URL("../vectors/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url);
 const { vectors } = JSON.parse(readFileSync(file, "utf8")) as { vectors: { encoding: string; json: Json; hex: string }[] };
 const transactionHex = vectors.find((v) => v.encoding === "011-PtHangz2.operation" && JSON.stringify(v.json).includes('"parameters"'))!.hex;
 const headerVector = vectors.find((v) => v.encoding === "011-PtHangz2.block_header")!;

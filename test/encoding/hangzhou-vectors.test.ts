@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { decodeBinary, encodeBinary, fromHex, toHex, type Codec, type Json } from "../../lib/encoding/mod.ts";
 import * as hz from "../../lib/encoding/hangzhou/mod.ts";
 
-const file = new URL("../../../shared/reference/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url);
+const file = new URL("../vectors/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url);
 const { vectors } = JSON.parse(readFileSync(file, "utf8")) as { vectors: { encoding: string; json: Json; hex: string }[] };
 
 const codecs: Record<string, Codec<any>> = {

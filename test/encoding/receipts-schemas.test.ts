@@ -20,7 +20,7 @@ import {
   testChainStatus,
 } from "../../lib/encoding/hangzhou/mod.ts";
 
-const openapi = JSON.parse(readFileSync(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url), "utf8"));
+const openapi = JSON.parse(readFileSync(new URL("../vectors/octez/hangzhou-openapi.json", import.meta.url), "utf8"));
 
 /**
  * OpenAPI spells `$ref: #/definitions/x` as `#/components/schemas/x`, wraps refs in oneOf and drops

@@ -32,7 +32,7 @@ import {
 } from "../../lib/encoding/hangzhou/mod.ts";
 import { operationHash } from "../../lib/crypto/hashes.ts";
 
-const shared = (p: string) => new URL(`../../../shared/reference/${p}`, import.meta.url);
+const shared = (p: string) => new URL(`../vectors/${p}`, import.meta.url);
 const bodies = JSON.parse(readFileSync(shared("taquito/taquito-example-bodies.json"), "utf8")) as {
   url: string;
   mock_response: Json;

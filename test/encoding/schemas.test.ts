@@ -9,7 +9,7 @@ import * as assert from "uvu/assert";
 import { operationHash, type Json } from "../../lib/encoding/mod.ts";
 import { blockHeader, operation, protocolData, unsignedOperation, entrypoint, contractId, inlinedEndorsement } from "../../lib/encoding/hangzhou/mod.ts";
 
-const ref = (p: string) => new URL(`../../../shared/reference/octez/${p}`, import.meta.url);
+const ref = (p: string) => new URL(`../vectors/octez/${p}`, import.meta.url);
 const describe = JSON.parse(readFileSync(ref("examples/hangzhou-describe-chains-main-mempool-recurse.json"), "utf8"));
 const monitor = describe.static.subdirs.suffixes.find((s: { name: string }) => s.name === "monitor_operations").tree.static.get_service.output;
 const unban = describe.static.subdirs.suffixes.find((s: { name: string }) => s.name === "unban_operation").tree.static.post_service.input;

@@ -4,7 +4,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { decodeBinary, encodeBinary, fromHex, shellHeader, toHex, toRfc3339, type Json } from "../../lib/encoding/mod.ts";
 
-const file = new URL("../../../shared/reference/octez/examples/shell-header-genesis-json-and-binary.json", import.meta.url);
+const file = new URL("../vectors/octez/examples/shell-header-genesis-json-and-binary.json", import.meta.url);
 const capture = JSON.parse(readFileSync(file, "utf8")) as { exchanges: { response?: { [k: string]: Json }; output_text?: string }[] };
 const json = capture.exchanges[0]!.response!;
 const hex = capture.exchanges[1]!.output_text!;

@@ -43,7 +43,7 @@ import { rejects, throwsA } from "./throws.ts";
 const test = suite("genesis activation");
 const vector = JSON.parse(readFileSync(new URL("./vectors/tezedge-sandbox-block-level1.json", import.meta.url), "utf8"));
 const hangzhouParameters: Json = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/011-hangzhou-protocol-parameters.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/011-hangzhou-protocol-parameters.json", import.meta.url), "utf8"),
 );
 const ACTIVATOR_SK = "edsk31vznjHSSpGExDMHYASz45VZqXN4DPxvsa4hAyY8dHM28cZzp6";
 const ACTIVATOR_PK = "edpkuSLWfVU1Vq7Jg9FucPyKmma6otcMHac9zG4oU1KMHSTBpJuGQ2";

@@ -14,7 +14,7 @@ import { fromHex, toHex } from "../../lib/encoding/hex.ts";
 const test = suite("bson");
 
 const vector = (name: string) => JSON.parse(readFileSync(new URL(`./vectors/${name}`, import.meta.url), "utf8"));
-const ref = (p: string) => new URL(`../../../shared/reference/octez/${p}`, import.meta.url);
+const ref = (p: string) => new URL(`../vectors/octez/${p}`, import.meta.url);
 const edo = vector("edo-sandbox-protocol-parameters.json");
 const block = vector("tezedge-sandbox-block-level1.json");
 const hangzhou: Json = JSON.parse(readFileSync(ref("examples/011-hangzhou-protocol-parameters.json"), "utf8"));

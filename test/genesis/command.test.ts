@@ -16,7 +16,7 @@ import { blockHeader, command, GENESIS_PROTOCOL, protocolData, type Command } fr
 const test = suite("genesis command");
 
 const vector = JSON.parse(readFileSync(new URL("./vectors/tezedge-sandbox-block-level1.json", import.meta.url), "utf8"));
-const openapi = JSON.parse(readFileSync(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url), "utf8"));
+const openapi = JSON.parse(readFileSync(new URL("../vectors/octez/hangzhou-openapi.json", import.meta.url), "utf8"));
 const header = fromHex(vector.header_hex);
 
 test("a real activation block header decodes to Octez's JSON field names", () => {

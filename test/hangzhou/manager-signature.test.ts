@@ -22,7 +22,7 @@ const TEZ = 1_000_000n;
 const ALICE_PK = "edpkvGfYw3LyB1UcCahKQk4rF2tvbMUk8GFiTuMjL75uGXrpvKXhjn";
 
 const bodies = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/taquito/taquito-example-bodies.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/taquito/taquito-example-bodies.json", import.meta.url), "utf8"),
 ) as { taquito: string; scenario: string; url: string; request_body: unknown }[];
 
 function injected(version: string, scenario: string): Uint8Array {

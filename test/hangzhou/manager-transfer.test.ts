@@ -39,7 +39,7 @@ const reveal = (source: string, pk: string, counter: bigint, extra: Partial<Reve
   manager<Reveal>({ kind: "reveal", source, public_key: pk, counter, ...extra });
 
 const taquito = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/taquito/taquito-example-bodies.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/taquito/taquito-example-bodies.json", import.meta.url), "utf8"),
 ) as { taquito: string; scenario: string; url: string; mock_response: Json }[];
 
 /** The key sequence of every object in a JSON value, values dropped: the shape Octez prints. */

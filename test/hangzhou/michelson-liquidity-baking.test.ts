@@ -16,7 +16,7 @@ import { printMicheline } from "../../lib/michelson/text/mod.ts";
 import { getCpmmAddress } from "../../lib/protocols/hangzhou/storage/liquidity-baking.ts";
 import { ScenarioClient } from "./scenario-client.ts";
 
-const OUT: Record<string, { output: string }> = JSON.parse(readFileSync("/work/shared/reference/michelson/regtest-outputs.json", "utf8")).outputs;
+const OUT: Record<string, { output: string }> = JSON.parse(readFileSync(new URL("../vectors/michelson/regtest-outputs.json", import.meta.url), "utf8")).outputs;
 const PREFIX = "tests_011/test_liquidity_baking.py::";
 const DEX = "KT1TxqZ8QtKvLu3V3JH7Gx58n7Co8pgtpQU5";
 const TOK = "KT1VqarPDicMFn1ejmQqqshUkUXTCTXwmkCN";

@@ -25,7 +25,7 @@ import { helperContextOn } from "../../lib/rpc/services/hangzhou/scripts-helpers
 import { runTzip4View } from "../../lib/rpc/services/hangzhou/scripts-view.ts";
 import { mutezOf, ScenarioClient, SimulationFailed } from "./scenario-client.ts";
 
-const DATA = JSON.parse(readFileSync("/work/shared/reference/michelson/onchain-scenarios.json", "utf8"));
+const DATA = JSON.parse(readFileSync(new URL("../vectors/michelson/onchain-scenarios.json", import.meta.url), "utf8"));
 
 /** The error id each expected stderr pattern stands for (the title or message Octez prints for it). */
 const ERROR_IDS: [RegExp, string][] = [

@@ -5,7 +5,7 @@ import { sandboxParameters } from "../../lib/protocols/hangzhou/sandbox-paramete
 import { parseProtocolParameters } from "../../lib/protocols/hangzhou/constants.ts";
 
 const reference = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/011-hangzhou-protocol-parameters.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/011-hangzhou-protocol-parameters.json", import.meta.url), "utf8"),
 );
 
 test("the sandbox parameters are Octez's Hangzhou sandbox parameters file, key order included", () => {

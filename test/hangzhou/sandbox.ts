@@ -9,9 +9,9 @@ import type { Json } from "../../lib/encoding/codec.ts";
 import type { RightsSource, RollSnapshot } from "../../lib/protocols/hangzhou/rights.ts";
 import { initialSeeds } from "../../lib/protocols/hangzhou/seed.ts";
 
-const examples = new URL("../../../shared/reference/octez/examples/", import.meta.url);
+const examples = new URL("../vectors/octez/examples/", import.meta.url);
 
-/** A JSON reference file of `shared/reference/octez/examples/`. */
+/** A JSON reference file of `test/vectors/octez/examples/`. */
 export function example(name: string): Json {
   return JSON.parse(readFileSync(new URL(name, examples), "utf8")) as Json;
 }

@@ -8,6 +8,7 @@
  * delegates, and a pending-operation counter per source.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { B58, b58encode } from "../../lib/encoding/base58.ts";
 import type { Json } from "../../lib/encoding/codec.ts";
 import type { ManagerOperation, Origination, Transaction } from "../../lib/encoding/hangzhou/operation.ts";
@@ -32,7 +33,7 @@ import { hangzhouChain } from "./chain-fixture.ts";
 import { type Account, BOOTSTRAP, forge, freshAccount, managerReceipts, preapplyInMempool, receiptJson } from "./manager-fixture.ts";
 
 /** Folder of the reference contracts. */
-export const CONTRACTS = "/work/shared/reference/michelson/contracts/";
+export const CONTRACTS = fileURLToPath(new URL("../vectors/michelson/contracts/", import.meta.url));
 const HARD_GAS = 1_040_000n;
 const HARD_STORAGE = 60_000n;
 

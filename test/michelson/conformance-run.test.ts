@@ -1,5 +1,5 @@
 /**
- * Octez's run-script conformance cases (`shared/reference/michelson/cases.json`, from the python
+ * Octez's run-script conformance cases (`test/vectors/michelson/cases.json`, from the python
  * tests of v12.4 for protocol 011) through the node's own `helpers/scripts/run_code` and
  * `trace_code` at the sandbox's level 1, with the client's defaults (amount 0.05 tez, balance
  * 4 000 000 tez unless the case says, chain NetXdQprcVkpaWU). Each case checks the new storage

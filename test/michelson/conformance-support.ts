@@ -1,5 +1,5 @@
 /**
- * What the conformance runners share: the reference data of `shared/reference/michelson/`
+ * What the conformance runners share: the reference data of `test/vectors/michelson/`
  * (cases, regression outputs, contracts), a Hangzhou sandbox answering the node's own RPC handler
  * at level 1 (Octez's python tests run their scripts right after activation), Micheline read from
  * octez-client text, structural comparison of Micheline, the reader of the client's trace text,
@@ -15,7 +15,7 @@ import { createNode, type TezosNode } from "../../lib/node.ts";
 import { BOOTSTRAP, forge, manager } from "../hangzhou/manager-fixture.ts";
 import { call, hangzhouFixture } from "../rpc/hangzhou-fixture.ts";
 
-const ROOT = new URL("../../../shared/reference/michelson/", import.meta.url);
+const ROOT = new URL("../vectors/michelson/", import.meta.url);
 
 /** A JSON file of the Michelson reference folder. */
 export function reference<T = Json>(name: string): T {

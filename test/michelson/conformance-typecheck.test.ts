@@ -1,5 +1,5 @@
 /**
- * Octez's type-checking and hashing conformance cases (`shared/reference/michelson/typecheck-cases.json`,
+ * Octez's type-checking and hashing conformance cases (`test/vectors/michelson/typecheck-cases.json`,
  * python tests of v12.4 for protocol 011) through the node's own helpers at the sandbox's level 1:
  * `typecheck_code`, `typecheck_data`, `normalize_data`/`normalize_script`/`normalize_type`,
  * `hash_data` (via `pack_data` and the early layout's `hash_data`), and script hashes.

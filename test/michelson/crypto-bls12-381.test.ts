@@ -35,7 +35,7 @@ interface Case {
   expected_error?: string;
 }
 const { cases }: { cases: Case[] } = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/michelson/cases.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/michelson/cases.json", import.meta.url), "utf8"),
 );
 
 const hexOf = (b: Uint8Array) => "0x" + bytesToHex(b);

@@ -6,7 +6,7 @@ import { blake2b, keccak256, sha256, sha3_256, sha512 } from "../../lib/michelso
 
 interface Case { id: string; file?: string; storage?: string; input?: string; expected_storage?: string }
 const { cases }: { cases: Case[] } = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/michelson/cases.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/michelson/cases.json", import.meta.url), "utf8"),
 );
 const hexOf = (b: Uint8Array) => "0x" + bytesToHex(b);
 const bytesOf = (lit: string) => hexToBytes(lit.slice(2));

@@ -7,7 +7,7 @@ import { checkSignature, parseTypedSignature } from "../../lib/michelson/crypto/
 
 interface Case { id: string; file?: string; storage?: string; input?: string; expected_storage?: string; expected_error?: string }
 const { cases }: { cases: Case[] } = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/michelson/cases.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/michelson/cases.json", import.meta.url), "utf8"),
 );
 
 /** PACK of a Michelson string. */

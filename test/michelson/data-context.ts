@@ -14,7 +14,7 @@ import { parseParameterTy, parseTy, withField } from "../../lib/michelson/data/p
 import { parseMichelineText } from "../../lib/michelson/text/parse.ts";
 
 /** Root of the Michelson reference data. */
-export const REF = fileURLToPath(new URL("../../../shared/reference/michelson/", import.meta.url));
+export const REF = fileURLToPath(new URL("../vectors/michelson/", import.meta.url));
 
 /** Reads a reference JSON file. */
 export function refJson<T = any>(name: string): T {

@@ -15,7 +15,7 @@ import { readAccess } from "../../lib/michelson/gas/storage.ts";
 import { MList, type Value } from "../../lib/michelson/value.ts";
 import { ty, type Ty } from "../../lib/michelson/ty.ts";
 
-const REF = new URL("../../../shared/reference/michelson/", import.meta.url);
+const REF = new URL("../vectors/michelson/", import.meta.url);
 const cases = (JSON.parse(readFileSync(new URL("cases.json", REF), "utf8")) as {
   cases: { file?: string; storage?: string; input?: string; regtest_output_key?: string }[];
 }).cases;

@@ -18,7 +18,7 @@ import { parseAndExpand } from "../../lib/michelson/text/macros.ts";
 import { operationQuotaExceeded } from "../../lib/protocols/hangzhou/storage/proto-context.ts";
 
 /** Root of the Michelson reference data. */
-export const REF = fileURLToPath(new URL("../../../shared/reference/michelson/", import.meta.url));
+export const REF = fileURLToPath(new URL("../vectors/michelson/", import.meta.url));
 
 /** Reads a reference JSON file. */
 export function refJson<T = any>(name: string): T {

@@ -11,7 +11,7 @@ import { B58, b58encode } from "../../lib/encoding/base58.ts";
 import { encodeMicheline } from "../../lib/encoding/micheline.ts";
 import { MichelsonTextError, parseAndExpand } from "../../lib/michelson/text/mod.ts";
 
-const REF = new URL("../../../shared/reference/michelson/", import.meta.url).pathname;
+const REF = new URL("../vectors/michelson/", import.meta.url).pathname;
 const cases = (JSON.parse(readFileSync(REF + "typecheck-cases.json", "utf8")) as {
   script_hash: { file?: string; script?: string; expected_hash: string }[];
 }).script_hash;

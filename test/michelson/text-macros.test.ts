@@ -18,7 +18,7 @@ import {
   type SourceLocation,
 } from "../../lib/michelson/text/mod.ts";
 
-const REF = new URL("../../../shared/reference/michelson/", import.meta.url).pathname;
+const REF = new URL("../vectors/michelson/", import.meta.url).pathname;
 const cases = JSON.parse(readFileSync(REF + "typecheck-cases.json", "utf8")) as {
   macro_expansion: { file: string; expected_expansion: string }[];
 };

@@ -15,7 +15,7 @@ import {
   type SourceLocation,
 } from "../../lib/michelson/text/mod.ts";
 
-const ROOT = new URL("../../../shared/reference/michelson/contracts/", import.meta.url).pathname;
+const ROOT = new URL("../vectors/michelson/contracts/", import.meta.url).pathname;
 const walk = (dir: string): string[] =>
   readdirSync(dir)
     .sort()

@@ -17,7 +17,7 @@ import {
   printStringLiteral,
 } from "../../lib/michelson/text/mod.ts";
 
-const REF = new URL("../../../shared/reference/michelson/", import.meta.url).pathname;
+const REF = new URL("../vectors/michelson/", import.meta.url).pathname;
 const tc = JSON.parse(readFileSync(REF + "typecheck-cases.json", "utf8")) as {
   [section: string]: { [k: string]: unknown }[];
 };

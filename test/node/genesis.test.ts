@@ -5,7 +5,7 @@ import { createNode, type TezosNode } from "../../mod.ts";
 
 const GENESIS = "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2";
 const capture = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/shell-header-genesis-json-and-binary.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/shell-header-genesis-json-and-binary.json", import.meta.url), "utf8"),
 );
 
 /** A node left at the genesis block (no activation), as `--no-activate` starts it. */

@@ -20,7 +20,7 @@ import { call, emptyEnc, unitEnc } from "./fixtures.ts";
 
 type Obj = { [k: string]: Json };
 const capture = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-describe-chains-main-mempool-recurse.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/hangzhou-describe-chains-main-mempool-recurse.json", import.meta.url), "utf8"),
 ) as Obj;
 const captured = (name: string): Obj =>
   ((((capture["static"] as Obj)["subdirs"] as Obj)["suffixes"] as Obj[]).find((e) => e["name"] === name)!["tree"] as Obj)["static"] as Obj;

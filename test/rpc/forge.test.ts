@@ -11,11 +11,11 @@ import { call, hangzhouFixture, type HangzhouFixture } from "./hangzhou-fixture.
 
 type Vector = { encoding: string; json: any; hex: string };
 const vectors = (
-  JSON.parse(readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url), "utf8")) as {
+  JSON.parse(readFileSync(new URL("../vectors/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url), "utf8")) as {
     vectors: Vector[];
   }
 ).vectors;
-const bodies = JSON.parse(readFileSync(new URL("../../../shared/reference/taquito/taquito-example-bodies.json", import.meta.url), "utf8")) as {
+const bodies = JSON.parse(readFileSync(new URL("../vectors/taquito/taquito-example-bodies.json", import.meta.url), "utf8")) as {
   taquito: string;
   scenario: string;
   url: string;

@@ -10,7 +10,7 @@ import { BOOTSTRAP, forge, manager } from "../hangzhou/manager-fixture.ts";
 
 type Obj = { [k: string]: Json };
 const capture = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-sandbox-mempool.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/hangzhou-sandbox-mempool.json", import.meta.url), "utf8"),
 ) as { exchanges: { path: string; response?: Obj }[] };
 const capturedPending = capture.exchanges.find((e) => e.path === "/chains/main/mempool/pending_operations")!.response!;
 

@@ -11,7 +11,7 @@ import { createNode, type TezosNode } from "../../lib/node.ts";
 import { hashOperation } from "../../lib/shell/operations.ts";
 
 type Obj = { [k: string]: Json };
-const ref = (name: string) => new URL(`../../../shared/reference/octez/examples/${name}`, import.meta.url);
+const ref = (name: string) => new URL(`../vectors/octez/examples/${name}`, import.meta.url);
 const describeCapture = JSON.parse(readFileSync(ref("hangzhou-describe-chains-main-mempool-recurse.json"), "utf8")) as Obj;
 const mempoolCapture = JSON.parse(readFileSync(ref("hangzhou-sandbox-mempool.json"), "utf8")) as { exchanges: Obj[] };
 

@@ -1,6 +1,6 @@
 /**
  * `{B}/context/contracts/<KT1>…` for contracts originated on chain, against Octez's own answers:
- * the tezt capture `rpc/hangzhou.client.contracts.out` (shared/reference/octez/examples/
+ * the tezt capture `rpc/hangzhou.client.contracts.out` (test/vectors/octez/examples/
  * hangzhou-sandbox-contracts.json) replays RPC_test.ml's `test_contracts` on a sandbox node —
  * bootstrap1 originates `str_id.tz` (storage `Some "initial storage"`), a block is baked, then
  * `big_map_entrypoints.tz` (two big maps, ids 4 and 5 after the four of the liquidity baking
@@ -28,7 +28,7 @@ interface Exchange {
   output_text?: string;
 }
 const capture = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-sandbox-contracts.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/hangzhou-sandbox-contracts.json", import.meta.url), "utf8"),
 ) as { exchanges: Exchange[] };
 
 /** The capture's exchanges on one originated contract: the n-th group opened by its status. */

@@ -13,7 +13,7 @@ import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
 import { OpenApi, type Schema } from "../support/openapi.ts";
 import { call, hangzhouFixture } from "./hangzhou-fixture.ts";
 
-const api = OpenApi.load(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url));
+const api = OpenApi.load(new URL("../vectors/octez/hangzhou-openapi.json", import.meta.url));
 const fx = await hangzhouFixture();
 const B = "/chains/main/blocks/1";
 const CPMM = "KT1TxqZ8QtKvLu3V3JH7Gx58n7Co8pgtpQU5";

@@ -16,7 +16,7 @@ import {
 } from "../../lib/protocols/hangzhou/plugin.ts";
 
 const capture = JSON.parse(
-  readFileSync(new URL("../../../shared/reference/octez/examples/hangzhou-sandbox-mempool.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../vectors/octez/examples/hangzhou-sandbox-mempool.json", import.meta.url), "utf8"),
 ) as { exchanges: { path: string; response?: { refused?: [string, { contents: Record<string, string>[] }][] } }[] };
 
 const BRANCH = "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2";

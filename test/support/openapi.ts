@@ -1,6 +1,6 @@
 /**
  * A small, strict validator for the JSON-schema subset that Octez writes in its OpenAPI files
- * (`docs/api/*-openapi.json`, copies in `../shared/reference/octez/`), and the lookup of a
+ * (`docs/api/*-openapi.json`, copies in `test/vectors/octez/`), and the lookup of a
  * service's response schema in such a file.
  *
  * Strict means:
@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * const api = OpenApi.load(new URL("../../../shared/reference/octez/hangzhou-openapi.json", import.meta.url));
+ * const api = OpenApi.load(new URL("../vectors/octez/hangzhou-openapi.json", import.meta.url));
  * const schema = api.response("/helpers/current_level");
  * api.validate({ level: 1, level_position: 0, cycle: 0, cycle_position: 0, expected_commitment: false }, schema); // []
  * api.assertValid(value, schema, "GET /helpers/current_level"); // throws a readable list of errors

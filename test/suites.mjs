@@ -1,10 +1,11 @@
 /**
- * Runs the Taquito end-to-end suites (test/taquito-12 and test/taquito-25), each a separate
- * package pinning one Taquito release, one after the other; `npm test` runs this after the main
- * suite. Each suite's dependencies are installed from its lock file when missing. Taquito 25
- * needs Node 22 or later: it runs under this Node when it is recent enough, else under the Node 24
- * of `.tools/` (installed there with `npm install --prefix .tools node@24` when missing).
- * Prints each suite's uvu summary and exits non-zero when a suite fails.
+ * `npm test`: runs the main suite (`test/all.ts` under this Node through tsx), then the Taquito
+ * end-to-end suites (test/taquito-12 and test/taquito-25), each a separate package pinning one
+ * Taquito release. Every suite runs even when an earlier one fails; each prints its uvu summary,
+ * and the exit code is non-zero when any failed. `node test/suites.mjs taquito` runs only the
+ * Taquito suites. Each Taquito suite's dependencies are installed from its lock file when missing.
+ * Taquito 25 needs Node 22 or later: it runs under this Node when it is recent enough, else under
+ * the Node 24 of `.tools/` (installed there with `npm install --prefix .tools node@24` when missing).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -41,10 +42,15 @@ function node22() {
   return tools;
 }
 
-let failed = 0;
+const failed = [];
+if (process.argv[2] !== "taquito") {
+  console.log("== test/all.ts");
+  if (run(process.execPath, ["--import", "tsx", "test/all.ts"]) !== 0) failed.push("test/all.ts");
+}
 for (const [suite, node] of [["test/taquito-12", process.execPath], ["test/taquito-25", null]]) {
   ensureInstalled(suite);
   console.log(`\n== ${suite}`);
-  if (run(node ?? node22(), [join(suite, "run.mjs")]) !== 0) failed++;
+  if (run(node ?? node22(), [join(suite, "run.mjs")]) !== 0) failed.push(suite);
 }
-process.exit(failed === 0 ? 0 : 1);
+if (failed.length > 0) console.log(`\nFailed: ${failed.join(", ")}`);
+process.exit(failed.length === 0 ? 0 : 1);
