@@ -1,40 +1,45 @@
 /**
- * Requests per second for `GET /chains/main/blocks/genesis/header` and
- * `GET /chains/main/blocks/head/header` (the head of a node that baked a few blocks, so the path
- * goes through the `head` alias and the head's protocol, Hangzhou):
- *  (a) in process: `node.fetch(new Request(...))` in a loop, beside a bare handler that returns
- *      the same bytes;
- *  (b) over HTTP on loopback, through this runtime's adapter, beside the same bare handler on
- *      the same server type, loaded by autocannon (keep-alive connections, in a worker thread so
- *      that the load generator does not share the server's event loop).
- * Each figure is the best of two measurements taken alternately, after a warm-up.
- * The ratios say what the node costs over the bare minimum of its runtime.
+ * Requests per second of cached RPC reads, the node's handler beside a bare handler that returns
+ * the same bytes and content type, under Node, Bun and Deno side by side. Paths
+ * ({@link HTTP_BENCH_PATHS}): the genesis header, and on the head of a node that baked a few
+ * blocks (a Hangzhou block, reached through the `head` alias): its header, the full block,
+ * bootstrap1's balance and the constants.
  *
- * Requests per second move with whatever else the machine runs (the load generator shares its
- * cores). Over HTTP the bench also gives the server thread's busy time per request (event-loop
- * active time, `performance.eventLoopUtilization()`, lowest of the rounds), which moves far less;
- * Bun and Deno do not measure it (shown as `-`).
+ * For each runtime and path:
+ *  (a) in process: `handler(new Request(...))` in a loop, body read whole, node and bare;
+ *  (b) over HTTP on loopback, through this runtime's adapter (`platform/<runtime>/serve.ts`),
+ *      node and bare each on its own server of that same type, loaded by autocannon running
+ *      under Node in a separate process (`node node_modules/autocannon/autocannon.js`, one
+ *      thread, keep-alive connections), so that the load generator never shares the server's
+ *      process. Both servers are warmed up first; then node and bare are measured alternately,
+ *      `rounds` times each, with the same connections and duration, and the best of each counts.
+ * The ratio node/bare says what the node costs over the bare minimum of its runtime.
  *
- * Run alone: `npx tsx bench/http.ts [path…]` (default: both paths), or with everything:
- * `npm run bench`.
+ * Requests per second move with whatever else the machine runs (the load generator shares the
+ * cores). Over HTTP the bench also gives the server process's CPU time per request
+ * (`process.cpuUsage()`, user + system, every thread of the server's process, lowest of the
+ * rounds), which moves far less; it is measured under the three runtimes.
+ *
+ * Run: `npx tsx bench/http.ts [path…]` (default: every path) measures this runtime in process,
+ * then runs the same bench under Bun and Deno (`.tools/node_modules/.bin/{bun,deno}`, skipped
+ * with a notice when absent) as child processes with `--json` (their rows as one JSON line on
+ * stdout), and prints one table with a column per runtime. `--only` measures this runtime alone
+ * (`bun bench/http.ts --only`, `deno run -A bench/http.ts --only`). With everything: `npm run bench`.
  * @module
  */
-import { performance as perfHooks } from "node:perf_hooks";
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
-import autocannon from "autocannon";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createNode } from "../lib/node.ts";
-import { currentServe, runtimeName } from "../platform/current.ts";
-import type { FetchHandler } from "../platform/serve.ts";
-
-/** Event-loop utilization of this thread (Node; zeros under Bun and Deno). */
-const eventLoopUtilization: typeof perfHooks.eventLoopUtilization = (...args) => perfHooks.eventLoopUtilization(...args);
+import { currentServe, runtimeName, type RuntimeName } from "../platform/current.ts";
+import type { FetchHandler, HttpServer, Serve } from "../platform/serve.ts";
 
 /** Settings of the HTTP bench. */
 export interface HttpBenchOptions {
-  /** Seconds of each in-process loop (default 3). */
+  /** Seconds of each in-process loop (default 1). */
   readonly inProcessSeconds?: number;
-  /** Seconds of each autocannon run (default 5). */
+  /** Seconds of each autocannon run (default 3). */
   readonly httpSeconds?: number;
   /** Concurrent keep-alive connections (default 50). */
   readonly connections?: number;
@@ -42,34 +47,85 @@ export interface HttpBenchOptions {
   readonly rounds?: number;
   /** Paths to measure (default {@link HTTP_BENCH_PATHS}). */
   readonly paths?: readonly string[];
+  /** Runtimes to measure: this one in process, the others as child processes (default all three). */
+  readonly runtimes?: readonly RuntimeName[];
 }
 
-/** One row of the result table. */
+/** One row of the result: one path measured one way under one runtime. */
 export interface HttpBenchRow {
+  /** The runtime that ran the handlers (and the server). */
+  readonly runtime: RuntimeName;
   /** The request's path. */
   readonly path: string;
   /** How it was measured. */
-  readonly name: string;
+  readonly how: "in process" | "over HTTP";
   /** Requests per second of the node's handler. */
   readonly node: number;
   /** Requests per second of the bare handler. */
   readonly bare: number;
-  /** Server thread's busy microseconds per request, node and bare (over HTTP, where measured). */
-  readonly busy?: { readonly node: number; readonly bare: number };
+  /** Server process's CPU microseconds per request, node and bare (over HTTP). */
+  readonly cpu?: { readonly node: number; readonly bare: number };
+  /** The answer's size in bytes and its content type. */
+  readonly bytes: number;
+  readonly contentType: string;
 }
 
-/** One measurement: requests per second and, when measured, busy microseconds per request. */
+/** One measurement: requests per second and, when measured, CPU microseconds per request. */
 interface Measure {
   readonly rate: number;
-  readonly busy?: number;
+  readonly cpu?: number;
 }
 
-/** The paths measured by default, each in process and over HTTP. */
-export const HTTP_BENCH_PATHS: readonly string[] = ["/chains/main/blocks/genesis/header", "/chains/main/blocks/head/header"];
+/** bootstrap1, whose balance is measured. */
+const BOOTSTRAP1 = "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx";
 
-/** Runs the bench, prints its table, and returns its rows (requests per second). */
+/** The paths measured by default, each in process and over HTTP. */
+export const HTTP_BENCH_PATHS: readonly string[] = [
+  "/chains/main/blocks/genesis/header",
+  "/chains/main/blocks/head/header",
+  "/chains/main/blocks/head",
+  `/chains/main/blocks/head/context/contracts/${BOOTSTRAP1}/balance`,
+  "/chains/main/blocks/head/context/constants",
+];
+
+const RUNTIMES: readonly RuntimeName[] = ["node", "bun", "deno"];
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const AUTOCANNON = fileURLToPath(new URL("../node_modules/autocannon/autocannon.js", import.meta.url));
+
+/**
+ * Runs the bench under this runtime and, as child processes, under the other `runtimes`; prints
+ * one table with a column per runtime and returns every row.
+ */
 export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBenchRow[]> {
-  const { inProcessSeconds = 2, httpSeconds = 4, connections = 50, rounds = 2, paths = HTTP_BENCH_PATHS } = options;
+  const here = runtimeName();
+  const runtimes = options.runtimes ?? RUNTIMES;
+  const rows: HttpBenchRow[] = [];
+  const measured: RuntimeName[] = [];
+  for (const runtime of runtimes) {
+    if (runtime === here) {
+      console.log(`== ${runtime} (${runtimeVersion()}), in this process`);
+      rows.push(...(await benchHere(options)));
+      measured.push(runtime);
+      continue;
+    }
+    const command = commandOf(runtime);
+    if (command === undefined) {
+      console.log(`== ${runtime}: skipped (not installed in .tools/; see README.md "Runtimes")`);
+      continue;
+    }
+    console.log(`== ${runtime}, child process: ${[command[0], ...command.slice(1).map((a) => a.replace(ROOT, ""))].join(" ")}`);
+    rows.push(...(await benchChild(command, options)));
+    measured.push(runtime);
+  }
+  printTable(rows, measured);
+  return rows;
+}
+
+/** Runs the bench under this runtime only. */
+async function benchHere(options: HttpBenchOptions): Promise<HttpBenchRow[]> {
+  const { inProcessSeconds = 1, httpSeconds = 3, connections = 50, rounds = 2, paths = HTTP_BENCH_PATHS } = options;
+  const runtime = runtimeName();
   const node = await createNode({ bake: { mode: "manual" } }); // activated, baked to level 3
   try {
     const serve = await currentServe();
@@ -82,48 +138,85 @@ export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBen
       const contentType = first.headers.get("content-type") ?? "application/json";
       const bare: FetchHandler = () => new Response(bytes, { headers: { "content-type": contentType } });
       console.log(`GET ${path}: ${bytes.length} bytes, ${contentType}`);
-      rows.push({
-        path,
-        name: "in process (fetch in a loop)",
-        ...(await bestOf(rounds, (handler) => loop(handler, path, inProcessSeconds), nodeHandler, bare)),
-      });
-      rows.push({
-        path,
-        name: `over HTTP (${runtimeName()} adapter, ${connections} connections)`,
-        ...(await bestOf(rounds, (handler) => overHttp(serve, handler, path, httpSeconds, connections), nodeHandler, bare)),
-      });
+      const about = { runtime, path, bytes: bytes.length, contentType };
+      const inProcess = await bestOf(rounds, (handler) => loop(handler, path, inProcessSeconds), nodeHandler, bare);
+      rows.push({ ...about, how: "in process", node: inProcess.node.rate, bare: inProcess.bare.rate });
+      const http = await overHttp(serve, nodeHandler, bare, path, httpSeconds, connections, rounds);
+      rows.push({ ...about, how: "over HTTP", ...http });
     }
-    printTable(rows);
     return rows;
   } finally {
     await node.close();
   }
 }
 
+/** Runs `command` (this file under another runtime, `--json`) and reads its rows. */
+function benchChild(command: readonly string[], options: HttpBenchOptions): Promise<HttpBenchRow[]> {
+  const args = [...command.slice(1), "--json", "--options", JSON.stringify({ ...options, runtimes: undefined })];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, args, {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, BENCH_NODE: nodeExecutable() },
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => (out += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code !== 0) return reject(new Error(`${command[0]} exited with ${code ?? signal}`));
+      try {
+        resolve(JSON.parse(line) as HttpBenchRow[]);
+      } catch {
+        reject(new Error(`${command[0]}: no JSON rows on stdout`));
+      }
+    });
+  });
+}
+
+/** The command that runs this file under `runtime`, or undefined when that runtime is absent. */
+function commandOf(runtime: RuntimeName): string[] | undefined {
+  if (runtime === "node") return [nodeExecutable(), "--import", "tsx", SELF];
+  const bin = `${ROOT}.tools/node_modules/.bin/${runtime}`;
+  if (!existsSync(bin)) return undefined;
+  return runtime === "bun" ? [bin, SELF] : [bin, "run", "-A", SELF];
+}
+
+/** Node's executable, to run autocannon (and the Node bench from Bun or Deno). */
+function nodeExecutable(): string {
+  return process.env.BENCH_NODE ?? (runtimeName() === "node" ? process.execPath : "node");
+}
+
+function runtimeVersion(): string {
+  const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } };
+  if (g.Bun !== undefined) return `Bun ${g.Bun.version}`;
+  if (g.Deno !== undefined) return `Deno ${g.Deno.version.deno}`;
+  return `Node ${process.versions.node}`;
+}
+
 /**
  * Measures the node and the bare handler `rounds` times each, alternating so that neither always
- * runs on a warmer or cooler machine, and keeps the best figure of each.
+ * runs on a warmer or cooler machine; keeps the highest rate and the lowest CPU time of each.
  */
 async function bestOf(
   rounds: number,
   measure: (handler: FetchHandler) => Promise<Measure>,
   node: FetchHandler,
   bare: FetchHandler,
-): Promise<Pick<HttpBenchRow, "node" | "bare" | "busy">> {
-  let nodeRate = 0;
-  let bareRate = 0;
-  let nodeBusy = Infinity;
-  let bareBusy = Infinity;
+): Promise<{ node: Measure; bare: Measure }> {
+  const best = (a: Measure | undefined, b: Measure): Measure => {
+    if (a === undefined) return b;
+    const cpu = Math.min(a.cpu ?? Infinity, b.cpu ?? Infinity);
+    return Number.isFinite(cpu) ? { rate: Math.max(a.rate, b.rate), cpu } : { rate: Math.max(a.rate, b.rate) };
+  };
+  let n: Measure | undefined;
+  let b: Measure | undefined;
   for (let i = 0; i < rounds; i++) {
-    const n = await measure(node);
-    const b = await measure(bare);
-    nodeRate = Math.max(nodeRate, n.rate);
-    bareRate = Math.max(bareRate, b.rate);
-    nodeBusy = Math.min(nodeBusy, n.busy ?? Infinity);
-    bareBusy = Math.min(bareBusy, b.busy ?? Infinity);
+    n = best(n, await measure(node));
+    b = best(b, await measure(bare));
   }
-  const busy = Number.isFinite(nodeBusy) && Number.isFinite(bareBusy) ? { busy: { node: nodeBusy, bare: bareBusy } } : {};
-  return { node: nodeRate, bare: bareRate, ...busy };
+  return { node: n!, bare: b! };
 }
 
 /** Calls `handler` one request after the other for `seconds`, reading each body whole. */
@@ -145,55 +238,136 @@ async function loop(handler: FetchHandler, path: string, seconds: number): Promi
 }
 
 /**
- * Serves `handler` on a loopback port and loads it with autocannon; returns requests per second
- * and this thread's busy time per request.
+ * Serves the node and the bare handler each on a loopback port (same server type), warms both
+ * up, then loads them alternately with autocannon in a Node child process; returns the best
+ * requests per second and the lowest server CPU time per request of each.
  */
 async function overHttp(
-  serve: Awaited<ReturnType<typeof currentServe>>,
-  handler: FetchHandler,
+  serve: Serve,
+  node: FetchHandler,
+  bare: FetchHandler,
   path: string,
   seconds: number,
   connections: number,
-): Promise<Measure> {
-  const server = await serve(handler, { hostname: "127.0.0.1", port: 0 });
+  rounds: number,
+): Promise<Pick<HttpBenchRow, "node" | "bare" | "cpu">> {
+  const servers = new Map<FetchHandler, HttpServer>();
   try {
-    const url = `${server.url}${path}`;
-    await autocannon({ url, connections, duration: 1, workers: 1 }); // warm-up
-    const before = eventLoopUtilization();
-    const result = await autocannon({ url, connections, duration: seconds, workers: 1 });
-    const { active } = eventLoopUtilization(before); // milliseconds; 0 where not measured
-    if (result.errors > 0 || result.non2xx > 0) {
-      throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    for (const handler of [node, bare]) {
+      const server = await serve(handler, { hostname: "127.0.0.1", port: 0 });
+      servers.set(handler, server);
+      await autocannon(`${server.url}${path}`, connections, 1); // warm-up
     }
-    const rate = result.requests.total / result.duration;
-    return active > 0 ? { rate, busy: (active * 1000) / result.requests.total } : { rate };
+    const measure = async (handler: FetchHandler): Promise<Measure> => {
+      const url = `${servers.get(handler)!.url}${path}`;
+      const before = process.cpuUsage();
+      const result = await autocannon(url, connections, seconds);
+      const used = process.cpuUsage(before);
+      const rate = result.requests.total / result.duration;
+      return { rate, cpu: (used.user + used.system) / result.requests.total };
+    };
+    const best = await bestOf(rounds, measure, node, bare);
+    return { node: best.node.rate, bare: best.bare.rate, cpu: { node: best.node.cpu!, bare: best.bare.cpu! } };
   } finally {
-    await server.close();
+    for (const server of servers.values()) await server.close();
   }
 }
 
-function printTable(rows: readonly HttpBenchRow[]): void {
-  const width = Math.max(...rows.map((r) => r.name.length), ...rows.map((r) => r.path.length + 4));
-  const rate = (n: number) => Math.round(n).toLocaleString("en-US").padStart(12);
-  const micros = (n: number | undefined) => (n === undefined ? "-" : n.toFixed(1)).padStart(9);
-  let path: string | undefined;
-  for (const row of rows) {
-    if (row.path !== path) {
-      path = row.path;
-      console.log(
-        `${`GET ${path}`.padEnd(width)}  ${"node req/s".padStart(12)}  ${"bare req/s".padStart(12)}  ${"node/bare".padStart(9)}` +
-          `  ${"node µs".padStart(9)}  ${"bare µs".padStart(9)}`,
-      );
-    }
-    console.log(
-      `${row.name.padEnd(width)}  ${rate(row.node)}  ${rate(row.bare)}  ${(row.node / row.bare).toFixed(2).padStart(9)}` +
-        `  ${micros(row.busy?.node)}  ${micros(row.busy?.bare)}`,
-    );
-  }
-  console.log("(µs: server thread busy time per request over HTTP, lowest of the rounds)");
+/** What the bench reads of autocannon's JSON result. */
+interface AutocannonResult {
+  readonly requests: { readonly total: number };
+  readonly duration: number;
+  readonly errors: number;
+  readonly non2xx: number;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const paths = process.argv.slice(2);
-  await benchHttp(paths.length === 0 ? {} : { paths });
+/** Loads `url` for `seconds` with autocannon in a Node child process (one thread). */
+function autocannon(url: string, connections: number, seconds: number): Promise<AutocannonResult> {
+  const args = [AUTOCANNON, "--json", "--no-progress", "-c", String(connections), "-d", String(seconds), url];
+  return new Promise((resolve, reject) => {
+    execFile(nodeExecutable(), args, { cwd: ROOT, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+      if (error !== null) return reject(new Error(`autocannon ${url}: ${error.message}\n${stderr}`));
+      let result: AutocannonResult;
+      try {
+        result = JSON.parse(stdout) as AutocannonResult;
+      } catch {
+        return reject(new Error(`autocannon ${url}: no JSON result\n${stderr}`));
+      }
+      if (result.errors > 0 || result.non2xx > 0) {
+        return reject(new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`));
+      }
+      resolve(result);
+    });
+  });
+}
+
+/** One table: for each path, in process and over HTTP, a column per runtime; then the ratios over HTTP. */
+function printTable(rows: readonly HttpBenchRow[], runtimes: readonly RuntimeName[]): void {
+  const col = 24;
+  const label = 34;
+  const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : Math.round(n).toString());
+  const find = (runtime: RuntimeName, path: string, how: HttpBenchRow["how"]) =>
+    rows.find((r) => r.runtime === runtime && r.path === path && r.how === how);
+  const line = (name: string, cell: (r: HttpBenchRow) => string, path: string, how: HttpBenchRow["how"]) => {
+    const cells = runtimes.map((rt) => {
+      const r = find(rt, path, how);
+      return (r === undefined ? "-" : cell(r)).padStart(col);
+    });
+    console.log(`${name.padEnd(label)}${cells.join("")}`);
+  };
+  const paths = [...new Set(rows.map((r) => r.path))];
+  console.log();
+  console.log(`${"".padEnd(label)}${runtimes.map((rt) => rt.padStart(col)).join("")}`);
+  for (const path of paths) {
+    const any = rows.find((r) => r.path === path)!;
+    console.log(`GET ${path} (${any.bytes} bytes)`);
+    const rates = (r: HttpBenchRow) => `${k(r.node)} / ${k(r.bare)}  ${(r.node / r.bare).toFixed(2)}`;
+    line("  in process: req/s node / bare", rates, path, "in process");
+    line("  over HTTP:  req/s node / bare", rates, path, "over HTTP");
+    line("  over HTTP:  CPU µs/req node / bare", (r) => (r.cpu === undefined ? "-" : `${r.cpu.node.toFixed(1)} / ${r.cpu.bare.toFixed(1)}`), path, "over HTTP");
+  }
+  console.log("(req/s: best of the rounds, then node/bare; CPU µs: server process, user + system, lowest of the rounds)");
+  console.log();
+  console.log(`${"over HTTP: node/bare req/s (CPU)".padEnd(label)}${runtimes.map((rt) => rt.padStart(col)).join("")}`);
+  for (const path of paths) {
+    const cells = runtimes.map((rt) => {
+      const r = find(rt, path, "over HTTP");
+      if (r === undefined) return "-".padStart(col);
+      const cpu = r.cpu === undefined ? "" : ` (${(r.cpu.bare / r.cpu.node).toFixed(2)})`;
+      return `${(r.node / r.bare).toFixed(2)}${cpu}`.padStart(col);
+    });
+    console.log(`${short(path).padEnd(label)}${cells.join("")}`);
+  }
+  console.log("(CPU: bare µs / node µs per request, the ratio of what one core of the server could answer)");
+}
+
+/** A path without `/chains/main/blocks/` and with the contract shortened, for the summary. */
+function short(path: string): string {
+  return path.replace("/chains/main/blocks/", "").replace(/(tz1|KT1)\w{33}/, "$1…");
+}
+
+const isMain =
+  (import.meta as { main?: boolean }).main === true ||
+  (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href);
+if (isMain) {
+  const args = process.argv.slice(2);
+  const flag = (name: string) => {
+    const i = args.indexOf(name);
+    if (i >= 0) args.splice(i, 1);
+    return i >= 0;
+  };
+  const json = flag("--json");
+  const only = flag("--only");
+  let options: HttpBenchOptions = {};
+  const o = args.indexOf("--options");
+  if (o >= 0) options = JSON.parse(args.splice(o, 2)[1]!) as HttpBenchOptions;
+  if (args.length > 0) options = { ...options, paths: args };
+  if (json) {
+    // Rows as the one line of stdout; the progress goes to stderr.
+    console.log = (...data: unknown[]) => console.error(...data);
+    const rows = await benchHere(options);
+    process.stdout.write(`${JSON.stringify(rows)}\n`);
+  } else {
+    await benchHttp(only ? { ...options, runtimes: [runtimeName()] } : options);
+  }
 }
