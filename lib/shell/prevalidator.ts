@@ -17,11 +17,14 @@
  * On each new head the validation state moves to it (Octez `on_flush`): operations included in the
  * new branch leave the mempool, those of blocks that left the main branch come back, those whose
  * branch is no longer live are dropped, applied and branch delayed ones (and branch refused ones
- * after a branch switch) go through the pre-filter and are classified again, in arrival order;
- * refused and outdated ones stay (at most `maxRefusedOperations` per class). Every monitor stream
- * ends then, as Octez's do (clients reconnect and get the new mempool).
+ * after a branch switch) go through the pre-filter and wait as pending, then are classified again
+ * in arrival order, {@link OPERATIONS_BATCH_SIZE} per turn so that injections, RPCs and the baker
+ * go on meanwhile; refused and outdated ones stay (at most `maxRefusedOperations` per class).
+ * Every monitor stream ends then, as Octez's do (clients reconnect and get the new mempool).
  *
- * All requests (injections, heads, bans) run one at a time, as in Octez's worker.
+ * Each operation is applied on a fork of the validation state, kept only when the operation is
+ * applied: a failure leaves the state as it was, and nothing is applied twice on one head.
+ * All requests (injections, heads, bans, batches) run one at a time, as in Octez's worker.
  *
  * @example
  * ```ts
@@ -49,6 +52,12 @@ import { checkout } from "../store/context/mod.ts";
 
 /** Octez's default `max_refused_operations`. */
 export const DEFAULT_MAX_REFUSED_OPERATIONS = 1000;
+
+/**
+ * Octez's default `operations_batch_size`: pending operations classified in one turn of the
+ * worker; between turns, injections, RPCs and the baker go on.
+ */
+export const OPERATIONS_BATCH_SIZE = 50;
 
 /** Options of the {@link Prevalidator}. */
 export interface PrevalidatorOptions {
@@ -118,9 +127,8 @@ interface HeadState {
   readonly liveOperations: Set<string>;
   readonly protocol: Protocol | undefined;
   readonly plugin: MempoolPlugin | undefined;
+  /** The block under construction with every applied operation; replaced by each new application. */
   vs: ValidationState | undefined;
-  /** A failed application may have left changes in `vs`: rebuild it before the next one. */
-  dirty: boolean;
 }
 
 const PRIORITY_RANK: Record<Priority, number> = { high: 0, medium: 1, low: 2 };
@@ -145,6 +153,7 @@ export class Prevalidator {
   private queue: Promise<unknown> = Promise.resolve();
   private heads: AsyncIterableIterator<Block> | undefined;
   private following: Promise<void> | undefined;
+  private drainTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private stopped = false;
 
@@ -177,6 +186,8 @@ export class Prevalidator {
   /** Stops following heads, waits for the request in progress, and ends the monitor streams. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.drainTimer !== undefined) clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
     await this.heads?.return?.();
     this.heads = undefined;
     await this.following;
@@ -229,7 +240,6 @@ export class Prevalidator {
     const copy = bytes.slice();
     return this.run(async () => {
       await this.onInject(copy, { ...shell, proto: copy.subarray(32) }, options.force === true);
-      await this.processPending();
       return shell.hash;
     });
   }
@@ -267,7 +277,7 @@ export class Prevalidator {
       throw failWith(`Invalid operation ${shell.hash}: ${printTrace(traceOf(e))}.`);
     }
     if (force) {
-      this.pendingOps.set(op.hash, { op, priority: "high" });
+      this.record(await this.classify(op));
       return;
     }
     const s = this.state!;
@@ -283,26 +293,27 @@ export class Prevalidator {
 
   // ---- classification --------------------------------------------------------------------
 
-  /** Applies `op` on the validation state (advancing it only when applied and post-filtered). */
+  /**
+   * Applies `op` on a fork of the validation state, which replaces the state only when the
+   * operation is applied and passes the post-filter (Octez's `Prevalidation.apply_operation`): an
+   * operation that fails leaves the state as it was, so nothing is ever applied again.
+   */
   private async classify(op: MempoolOperation): Promise<MempoolEvent & { receipt?: Uint8Array }> {
     const s = this.state!;
     if (s.liveOperations.has(op.hash)) return { classification: "outdated", op, trace: [endorsementBranchNotLive.create(undefined)] };
     if (s.vs === undefined || s.plugin === undefined) return { classification: "branch_delayed", op, trace: traceOf(new Error("No validation state")) };
-    if (s.dirty) await this.rebuild(s);
+    const next = s.vs.fork();
     let receipt: Uint8Array;
     try {
-      receipt = await s.vs!.applyOperation(op.shell);
+      receipt = await next.applyOperation(op.shell);
     } catch (e) {
-      s.dirty = true;
       if (e instanceof DecodeError) return { classification: "refused", op, trace: [parseError.create(undefined)] };
       const trace = traceOf(e);
       return { classification: classOfTrace(trace), op, trace };
     }
     const post = s.plugin.postFilter(this.config, op.data, receipt);
-    if (!post.passed) {
-      s.dirty = true;
-      return { classification: "refused", op, trace: post.trace };
-    }
+    if (!post.passed) return { classification: "refused", op, trace: post.trace };
+    s.vs = next;
     return { classification: "applied", op, receipt };
   }
 
@@ -314,38 +325,32 @@ export class Prevalidator {
     if (e.classification === "applied") this.onApplied?.(e.op);
   }
 
-  /** Classifies every pending operation, by priority then arrival. */
-  private async processPending(): Promise<void> {
+  /** Classifies at most `limit` pending operations, by priority then arrival. */
+  private async processPending(limit: number): Promise<void> {
     if (this.pendingOps.size === 0) return;
     const todo = [...this.pendingOps.values()].sort(
       (a, b) => PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || a.op.seq - b.op.seq,
     );
-    for (const { op } of todo) {
+    for (const { op } of todo.slice(0, limit)) {
       if (!this.pendingOps.delete(op.hash)) continue;
       this.record(await this.classify(op));
     }
   }
 
   /**
-   * Rebuilds the validation state from the head and the applied operations, after a failed
-   * application (the protocol may have written before failing). An applied operation that no
-   * longer applies is classified with its new errors.
+   * Classifies the pending operations in the background, {@link OPERATIONS_BATCH_SIZE} at a
+   * time, each batch a request of its own after a turn of the event loop (Octez's worker goes
+   * through its pending operations the same way).
    */
-  private async rebuild(s: HeadState): Promise<void> {
-    const replay = [...this.classes.applied];
-    for (const e of replay) this.classes.remove(e.op.hash);
-    s.vs = await this.begin(s);
-    s.dirty = false;
-    for (const { op } of replay) {
-      try {
-        this.classes.addApplied(op, await s.vs!.applyOperation(op.shell));
-      } catch (e) {
-        s.vs = await this.begin(s);
-        for (const done of this.classes.applied) await s.vs!.applyOperation(done.op.shell);
-        const trace = traceOf(e);
-        this.record({ classification: classOfTrace(trace), op, trace });
-      }
-    }
+  private drain(): void {
+    if (this.drainTimer !== undefined || this.stopped || this.pendingOps.size === 0) return;
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = undefined;
+      this.run(async () => {
+        await this.processPending(OPERATIONS_BATCH_SIZE);
+        this.drain();
+      }).catch(() => {});
+    }, 0);
   }
 
   private async begin(s: HeadState): Promise<ValidationState | undefined> {
@@ -377,7 +382,6 @@ export class Prevalidator {
       protocol,
       plugin,
       vs: undefined,
-      dirty: false,
     };
     this.state = s;
     try {
@@ -417,7 +421,7 @@ export class Prevalidator {
       if (pre.passed) this.pendingOps.set(op.hash, { op, priority: pre.priority });
       else this.record({ classification: pre.class, op, trace: pre.trace });
     }
-    await this.processPending();
+    this.drain();
   }
 
   /**
@@ -586,9 +590,9 @@ export class Prevalidator {
     });
   }
 
-  /** Waits until every request made so far is done (for tests and shutdown). */
+  /** Waits until every request made so far is done and every pending operation is classified (for tests and shutdown). */
   async idle(): Promise<void> {
-    await this.run(async () => {});
+    await this.run(() => this.processPending(Infinity));
   }
 
   /**

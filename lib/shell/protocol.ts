@@ -43,8 +43,17 @@ export interface BlockResult {
 
 /** A block being validated or built: operations go in one by one, then it is finalized. */
 export interface ValidationState {
-  /** Applies one operation; its receipt in the protocol's binary encoding, or throws a TezosError. */
+  /**
+   * Applies one operation; its receipt in the protocol's binary encoding, or throws a TezosError
+   * (the state may then hold part of the operation's writes: apply on a {@link fork} to keep it).
+   */
   applyOperation(operation: ShellOperation): Promise<Uint8Array>;
+  /**
+   * A copy that applies operations independently of this state, cheaply (the context is
+   * immutable and shared): the prevalidator applies each operation on a fork and keeps the fork
+   * only when the operation is applied, as Octez's validation states are values.
+   */
+  fork(): ValidationState;
   /** Ends the block; `shell` is the header being validated (absent while building one). */
   finalize(shell?: ShellHeader): Promise<BlockResult>;
 }

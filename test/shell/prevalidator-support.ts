@@ -8,6 +8,7 @@ import { B58, b58decode } from "../../lib/encoding/base58.ts";
 import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { HANGZHOU, hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import type { Block } from "../../lib/shell/chain.ts";
+import type { Protocol, ValidationState } from "../../lib/shell/protocol.ts";
 import { hangzhouMempoolPlugin } from "../../lib/protocols/hangzhou/plugin.ts";
 import { Prevalidator } from "../../lib/shell/prevalidator.ts";
 import { checkout } from "../../lib/store/context/mod.ts";
@@ -24,12 +25,32 @@ export interface MempoolSandbox extends Sandbox {
   readonly baker: Baker;
   /** Number of times the prevalidator reported an applied operation. */
   readonly appliedCount: () => number;
+  /** Number of times the prevalidator asked the protocol to apply an operation (successful or not). */
+  readonly applications: () => number;
+}
+
+/** `protocol`, counting every `applyOperation` of its validation states and of their forks. */
+function counting(protocol: Protocol, count: () => void): Protocol {
+  const wrap = (vs: ValidationState): ValidationState => ({
+    applyOperation(op) {
+      count();
+      return vs.applyOperation(op);
+    },
+    finalize: (shell) => vs.finalize(shell),
+    fork: () => wrap(vs.fork()),
+  });
+  return {
+    ...protocol,
+    beginApplication: async (env) => wrap(await protocol.beginApplication(env)),
+    beginConstruction: async (env) => wrap(await protocol.beginConstruction(env)),
+  };
 }
 
 /** Opens the sandbox, starts the prevalidator, and bakes to level 3 (bootstrap1..4, manual mode). */
 export async function openMempoolSandbox(options: { pending?: boolean } = {}): Promise<MempoolSandbox> {
   const sb = await openSandbox();
-  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
+  let applications = 0;
+  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, counting(p, () => applications++)]));
   let applied = 0;
   const prevalidator = new Prevalidator({
     chain: sb.chain,
@@ -55,6 +76,7 @@ export async function openMempoolSandbox(options: { pending?: boolean } = {}): P
     prevalidator,
     baker,
     appliedCount: () => applied,
+    applications: () => applications,
     async close() {
       await baker.stop();
       await prevalidator.stop();

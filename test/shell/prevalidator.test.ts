@@ -228,4 +228,40 @@ Mempool("a zero-fee transfer is applied on injection (no pre-filter) and refused
   await other.stop();
 });
 
+/** A signed transfer of 1 mutez from `src` to bootstrap2 with `counter`. */
+function transfer(sb: MempoolSandbox, src: (typeof BOOTSTRAP)[number], counter: bigint, fee = 1000n): Promise<Uint8Array> {
+  const c = manager<Transaction>({ kind: "transaction", source: src.pkh, counter, amount: 1n, destination: BOOTSTRAP[1]!.pkh, fee });
+  return forge(src.sk, sb.chain.head.hash, [c]);
+}
+
+Mempool("a failed injection applies nothing again: the next valid one is one application, whatever waits in the mempool", async ({ sb }) => {
+  const src = BOOTSTRAP[2]!;
+  const first = protoCounter(sb, src.pkh) + 1n;
+  const n = 30;
+  for (let i = 0; i < n; i++) await sb.prevalidator.inject(await transfer(sb, src, first + BigInt(i)));
+  assert.is(sb.prevalidator.view().applied.length, n);
+  const before = sb.applications();
+  // a counter in the future, a fee above the balance, a bad signature: each one application, each failing
+  await failureOf(sb.prevalidator.inject(await transfer(sb, src, first + BigInt(n) + 5n)));
+  await failureOf(sb.prevalidator.inject(await transfer(sb, src, first + BigInt(n), 10n ** 15n)));
+  const bad = await transfer(sb, src, first + BigInt(n));
+  bad[40] ^= 1;
+  await failureOf(sb.prevalidator.inject(bad));
+  assert.is(sb.applications() - before, 3);
+  // forced, a failing operation is classified with one application as well
+  await sb.prevalidator.inject(await transfer(sb, src, first + BigInt(n) + 7n), { force: true });
+  assert.is(sb.applications() - before, 4);
+  assert.is(sb.prevalidator.view().branch_delayed.length, 1, "a counter in the future is a temporary error");
+  // the next valid injection applies itself, and only itself, on the state the failures left alone
+  await sb.prevalidator.inject(await transfer(sb, src, first + BigInt(n)));
+  assert.is(sb.applications() - before, 5);
+  await sb.prevalidator.idle();
+  assert.is(sb.applications() - before, 5);
+  assert.is(sb.prevalidator.view().applied.length, n + 1);
+  // and the block takes all of them, in order
+  const block = await sb.baker.bake();
+  assert.is(sb.chain.operationHashes(block)[3]!.length, n + 1);
+  assert.is(protoCounter(sb, src.pkh), first + BigInt(n));
+});
+
 Mempool.run();

@@ -11,7 +11,7 @@ import { GENESIS_PROTOCOL } from "./command.ts";
 const NO_METADATA = new Uint8Array(0);
 
 function finished(result: GenesisValidationResult<Context>): ValidationState {
-  return {
+  const state: ValidationState = {
     applyOperation() {
       // The genesis protocol has no validation pass: the shell never gives it an operation.
       return Promise.reject(new RangeError("The genesis protocol takes no operations"));
@@ -25,7 +25,10 @@ function finished(result: GenesisValidationResult<Context>): ValidationState {
         lastAllowedForkLevel: result.lastAllowedForkLevel,
         metadata: NO_METADATA,
       }),
+    // nothing changes after the start: the state is its own fork
+    fork: () => state,
   };
+  return state;
 }
 
 /** Octez's genesis protocol (`ProtoGenesis…`). */

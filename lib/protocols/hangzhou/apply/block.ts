@@ -89,8 +89,8 @@ export class HangzhouBlock implements ValidationState {
   private readonly ema: number;
   private readonly endorsements: EndorsementState;
   private opCount = 0;
-  /** Hashes of the operations applied, by validation pass (for the cache nonce of a built block). */
-  private readonly opHashes: string[][] = [[], [], [], []];
+  /** Hashes of the operations applied, by validation pass, newest first (for the cache nonce of a built block). */
+  private opHashes: readonly (OpList | undefined)[] = [undefined, undefined, undefined, undefined];
 
   private constructor(fields: {
     pc: ProtoContext;
@@ -156,6 +156,27 @@ export class HangzhouBlock implements ValidationState {
     });
   }
 
+  /**
+   * A copy of this block that goes on independently (Octez's validation states are values): the
+   * same immutable context and per-block state, its own endorsements and counters.
+   */
+  fork(): HangzhouBlock {
+    const copy = new HangzhouBlock({
+      pc: this.pc.clone(),
+      mode: this.mode,
+      chainId: this.chainId,
+      predecessor: this.predecessor,
+      baker: this.baker,
+      priority: this.priority,
+      implicitResults: this.implicitResults,
+      ema: this.ema,
+      endorsements: { allowed: this.endorsements.allowed, used: new Set(this.endorsements.used), power: this.endorsements.power },
+    });
+    copy.opCount = this.opCount;
+    copy.opHashes = this.opHashes;
+    return copy;
+  }
+
   /** Applies one operation; its receipt (`operation.alpha.result`) in binary. */
   async applyOperation(op: ShellOperation): Promise<Uint8Array> {
     const { contents, signature } = parseOperation(op);
@@ -163,7 +184,8 @@ export class HangzhouBlock implements ValidationState {
     try {
       const results = await this.applyContents(op, contents, signature);
       this.opCount++;
-      this.opHashes[validationPass(contents) ?? 3]?.push(op.hash);
+      const pass = validationPass(contents) ?? 3;
+      if (pass < this.opHashes.length) this.opHashes = this.opHashes.map((list, i) => (i === pass ? { hash: op.hash, next: list } : list));
       return encodeBinary(operationMetadata, results);
     } finally {
       this.pc.unsetOriginationNonce();
@@ -254,7 +276,7 @@ export class HangzhouBlock implements ValidationState {
     // the cache's entries of this block take its nonce; the domain goes into the context
     const operationsHash = shell?.operations_hash ??
       (this.mode.kind === "application" ? this.mode.header.operations_hash : b58encode(B58.operationListListHash, operationListListHash(
-        this.opHashes.map((pass) => operationListHash(pass.map((h) => b58decode(B58.operationHash, h)))),
+        this.opHashes.map((list) => operationListHash(listHashes(list).map((h) => b58decode(B58.operationHash, h)))),
       )));
     const synced = syncCache(pc.cache, pc.context, cacheNonce(this.predecessor, operationsHash, contents));
     pc.cache = synced.state;
@@ -276,6 +298,19 @@ export class HangzhouBlock implements ValidationState {
       implicit_operations_results: this.implicitResults,
     });
   }
+}
+
+/** A persistent list of operation hashes, newest first (shared between forks). */
+interface OpList {
+  readonly hash: string;
+  readonly next: OpList | undefined;
+}
+
+/** The hashes of a list, oldest first. */
+function listHashes(list: OpList | undefined): string[] {
+  const out: string[] = [];
+  for (let l = list; l !== undefined; l = l.next) out.push(l.hash);
+  return out.reverse();
 }
 
 const ZERO_CONTEXT_HASH = b58encode(B58.contextHash, new Uint8Array(32));
