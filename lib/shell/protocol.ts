@@ -78,6 +78,19 @@ export interface Protocol {
   acceptablePasses(operation: ShellOperation): readonly number[];
   /** Starts validating a complete block (its protocol data included). */
   beginApplication(env: BlockEnv & { readonly header: RawBlockHeader }): Promise<ValidationState>;
+  /**
+   * Whether a header's protocol data is what a block built with `built` (the protocol data given
+   * to {@link beginConstruction}) becomes once the baker seals it: the same contents, only what
+   * the baker adds after building may differ (Hangzhou: proof of work nonce and signature).
+   * `false` makes the validator apply the block in full.
+   */
+  sealedFrom(protocolData: Uint8Array, built: Uint8Array): boolean;
+  /**
+   * Makes the checks of {@link beginApplication} on a complete header (signature, proof of work,
+   * timestamp…) and applies nothing: the validator calls it for a block it built itself with
+   * {@link beginConstruction} (see {@link sealedFrom}), whose result it keeps.
+   */
+  checkHeader(env: BlockEnv & { readonly header: RawBlockHeader }): Promise<void>;
   /** Starts building a block at `timestamp`, with the given protocol data when known. */
   beginConstruction(env: BlockEnv & { readonly timestamp: number; readonly protocolData?: Uint8Array }): Promise<ValidationState>;
   /**

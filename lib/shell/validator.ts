@@ -6,7 +6,8 @@
  * @module
  */
 import { B58, b58decode, b58encode } from "../encoding/base58.ts";
-import { rawBlockHeader, type RawBlockHeader, type ShellHeader } from "../encoding/block-header.ts";
+import { rawBlockHeader, type RawBlockHeader, type ShellHeader, shellHeader } from "../encoding/block-header.ts";
+import { toHex } from "../encoding/hex.ts";
 import { DecodeError, decodeBinary, encodeBinary } from "../encoding/codec.ts";
 import { compareFitness } from "../encoding/fitness.ts";
 import { blockHash } from "../crypto/hashes.ts";
@@ -35,12 +36,34 @@ export interface Preapplied {
   readonly result: BlockResult;
 }
 
+/** What applying a block gave, ready to store: the block's info and its context writes. */
+type Applied = Pick<NewBlock, "info" | "contextOps">;
+
+/** A block the validator built, kept for its application: what it gave, and the protocol data it was built with. */
+interface Built {
+  readonly applied: Applied;
+  readonly protocolData: Uint8Array;
+}
+
+/**
+ * How many built blocks the validator remembers for their application (the baker's, and those
+ * of the `preapply/block` RPC that a client signs and injects).
+ */
+export const BUILT_BLOCKS_KEPT = 4;
+
 const PROTOCOL_KEY = ["protocol"];
 
 /** Validates blocks for one chain. */
 export class BlockValidator {
   readonly chain: Chain;
   readonly protocols: ProtocolLookup;
+  /**
+   * Blocks built by {@link preapply} with protocol data, by their shell header (context hash
+   * included), oldest first. A block that arrives with one of these shell headers and protocol
+   * data its protocol says were sealed from the built ones is not applied again: the protocol
+   * checks its header (`checkHeader`) and the built result is stored.
+   */
+  private readonly built = new Map<string, Built>();
 
   constructor(chain: Chain, protocols: ProtocolLookup) {
     this.chain = chain;
@@ -66,26 +89,48 @@ export class BlockValidator {
     const protocol = this.protocolOf(pred, hash);
     this.checkHeader(pred, header, protocol, fail);
     const ops = this.checkOperations(hash, header, pred, protocol, operations, fail);
-    const predContext = this.contextOf(pred);
-    const state = await this.run(fail, () =>
-      this.parsing(fail, () => protocol.beginApplication({ chainId: this.chainIdBytes, predecessor: { hash: pred.hash, header: pred.header, context: predContext }, header })),
-    );
-    const { receipts, result } = await this.applyAll(state, ops, header, fail);
-    if (compareFitness(result.fitness, header.fitness) !== 0) {
-      throw fail({ error: "invalid_fitness", expected: header.fitness, found: result.fitness });
+    const predecessor = { hash: pred.hash, header: pred.header, context: this.contextOf(pred) };
+    const key = toHex(encodeBinary(shellHeader, header));
+    const built = this.built.get(key);
+    let applied: Applied;
+    if (built !== undefined && protocol.sealedFrom(header.protocol_data, built.protocolData)) {
+      this.built.delete(key);
+      await this.run(fail, () => this.parsing(fail, () => protocol.checkHeader({ chainId: this.chainIdBytes, predecessor, header })));
+      applied = built.applied;
+    } else {
+      const state = await this.run(fail, () => this.parsing(fail, () => protocol.beginApplication({ chainId: this.chainIdBytes, predecessor, header })));
+      const { receipts, result } = await this.applyAll(state, ops, header, fail);
+      if (compareFitness(result.fitness, header.fitness) !== 0) {
+        throw fail({ error: "invalid_fitness", expected: header.fitness, found: result.fitness });
+      }
+      const finished = await this.finish(hash, pred, protocol, header, receipts, result);
+      if (finished.context !== header.context) {
+        throw inconsistentContextHash.error({ wrong_context_hash: finished.context, expected_context_hash: header.context });
+      }
+      applied = finished.applied;
     }
-    const { nextProtocol, final } = await this.mayActivate(hash, protocol, result, header);
+    const nextProtocol = applied.info.next_protocol;
     const expectedProto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
     if (header.proto !== expectedProto) throw fail({ error: "invalid_proto_level", expected: expectedProto, found: header.proto });
-    const committed = commit(final.context, { parents: [b58decode(B58.contextHash, pred.header.context)], time: header.timestamp, message: final.message });
-    const contextHash = b58encode(B58.contextHash, committed.hash);
-    if (contextHash !== header.context) {
-      throw inconsistentContextHash.error({ wrong_context_hash: contextHash, expected_context_hash: header.context });
-    }
-    return {
-      hash,
-      bytes,
-      operations: operations.map((pass) => [...pass]),
+    return { hash, bytes, operations: operations.map((pass) => [...pass]), ...applied };
+  }
+
+  /**
+   * What follows the application (or construction) of a block: the next protocol's activation
+   * when the context names one, the context commit, and the block's info; the commit's hash.
+   */
+  private async finish(
+    block: string,
+    pred: Block,
+    protocol: Protocol,
+    shell: ShellHeader,
+    receipts: Uint8Array[][],
+    result: BlockResult,
+  ): Promise<{ applied: Applied; context: string; final: Omit<BlockResult, "metadata"> }> {
+    const { nextProtocol, final } = await this.mayActivate(block, protocol, result, shell);
+    const committed = commit(final.context, { parents: [b58decode(B58.contextHash, pred.header.context)], time: shell.timestamp, message: final.message });
+    const context = b58encode(B58.contextHash, committed.hash);
+    const applied: Applied = {
       info: {
         protocol: protocol.hash,
         next_protocol: nextProtocol,
@@ -96,6 +141,7 @@ export class BlockValidator {
       },
       contextOps: committed.ops,
     };
+    return { applied, context, final };
   }
 
   /**
@@ -163,14 +209,23 @@ export class BlockValidator {
       operations_hash: operationsHashOf(ops.map((pass) => pass.map((o) => o.hash))),
       fitness: result.fitness,
     };
-    const { nextProtocol, final } = await this.mayActivate(pred.hash, protocol, result, { ...shellNoContext, context: pred.header.context });
+    const { applied, context, final } = await this.finish(pred.hash, pred, protocol, { ...shellNoContext, context: pred.header.context }, receipts, result);
+    const nextProtocol = applied.info.next_protocol;
     const proto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
-    const committed = commit(final.context, { parents: [b58decode(B58.contextHash, pred.header.context)], time: timestamp, message: final.message });
-    return {
-      shell: { ...shellNoContext, proto, context: b58encode(B58.contextHash, committed.hash) },
-      receipts,
-      result: { ...final, metadata: result.metadata },
-    };
+    const shell: ShellHeader = { ...shellNoContext, proto, context };
+    if (protocolData !== undefined) this.remember(shell, { applied, protocolData: protocolData.slice() });
+    return { shell, receipts, result: { ...final, metadata: result.metadata } };
+  }
+
+  /** Keeps a built block for its application, forgetting the oldest beyond {@link BUILT_BLOCKS_KEPT}. */
+  private remember(shell: ShellHeader, built: Built): void {
+    const key = toHex(encodeBinary(shellHeader, shell));
+    this.built.delete(key);
+    this.built.set(key, built);
+    for (const old of this.built.keys()) {
+      if (this.built.size <= BUILT_BLOCKS_KEPT) break;
+      this.built.delete(old);
+    }
   }
 
   private get chainIdBytes(): Uint8Array {

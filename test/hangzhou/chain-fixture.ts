@@ -25,6 +25,7 @@ import { levelFromRaw } from "../../lib/protocols/hangzhou/level.ts";
 import { minimalValidTime } from "../../lib/protocols/hangzhou/timing.ts";
 import { fitnessCounter } from "../../lib/protocols/hangzhou/apply/baking.ts";
 import { Chain, type Block } from "../../lib/shell/chain.ts";
+import type { Protocol } from "../../lib/shell/protocol.ts";
 import { chainIdOf, genesisBlock, SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import { BlockValidator, headerBytes } from "../../lib/shell/validator.ts";
 import { checkout, type Context } from "../../lib/store/context/mod.ts";
@@ -60,12 +61,16 @@ export interface BlockSpec {
   managers?: Uint8Array[];
 }
 
-/** A sandbox chain with Hangzhou activated at level 1. */
-export async function hangzhouChain() {
+/**
+ * A sandbox chain with Hangzhou activated at level 1. `wrap` stands between the validator and
+ * each protocol (to count applications, say).
+ */
+export async function hangzhouChain(options: { wrap?: (p: Protocol) => Protocol } = {}) {
   const kv = new MemoryStore();
   const prepare = (ctx: Context) => applyWrites(ctx, genesisContextWrites(SANDBOX_GENESIS.protocol, { genesis_pubkey: SANDBOX_GENESIS.genesisPubkey }));
   const chain = await Chain.open(kv, chainIdOf(SANDBOX_GENESIS), genesisBlock(kv, SANDBOX_GENESIS, prepare), "full");
-  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
+  const wrap = options.wrap ?? ((p: Protocol) => p);
+  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, wrap(p)]));
   const validator = new BlockValidator(chain, (h) => protocols.get(h));
   const t1 = chain.genesis.header.timestamp + 1;
   await activateProtocol({ chain, validator, protocol: hangzhouProtocol.hash, parameters: sandboxParameters(), timestamp: t1 });

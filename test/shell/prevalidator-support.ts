@@ -8,7 +8,7 @@ import { B58, b58decode } from "../../lib/encoding/base58.ts";
 import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { HANGZHOU, hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import type { Block } from "../../lib/shell/chain.ts";
-import type { Protocol, ValidationState } from "../../lib/shell/protocol.ts";
+import { countingProtocol } from "../support/counting-protocol.ts";
 import { hangzhouMempoolPlugin } from "../../lib/protocols/hangzhou/plugin.ts";
 import { Prevalidator } from "../../lib/shell/prevalidator.ts";
 import { checkout } from "../../lib/store/context/mod.ts";
@@ -29,28 +29,11 @@ export interface MempoolSandbox extends Sandbox {
   readonly applications: () => number;
 }
 
-/** `protocol`, counting every `applyOperation` of its validation states and of their forks. */
-function counting(protocol: Protocol, count: () => void): Protocol {
-  const wrap = (vs: ValidationState): ValidationState => ({
-    applyOperation(op) {
-      count();
-      return vs.applyOperation(op);
-    },
-    finalize: (shell) => vs.finalize(shell),
-    fork: () => wrap(vs.fork()),
-  });
-  return {
-    ...protocol,
-    beginApplication: async (env) => wrap(await protocol.beginApplication(env)),
-    beginConstruction: async (env) => wrap(await protocol.beginConstruction(env)),
-  };
-}
-
 /** Opens the sandbox, starts the prevalidator, and bakes to level 3 (bootstrap1..4, manual mode). */
 export async function openMempoolSandbox(options: { pending?: boolean } = {}): Promise<MempoolSandbox> {
   const sb = await openSandbox();
   let applications = 0;
-  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, counting(p, () => applications++)]));
+  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, countingProtocol(p, () => applications++)]));
   let applied = 0;
   const prevalidator = new Prevalidator({
     chain: sb.chain,

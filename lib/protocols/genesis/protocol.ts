@@ -43,6 +43,13 @@ export const genesisProtocol: Protocol = {
     const { protocol_data, ...shell } = header;
     return finished(await beginApplication({ chainId, context: predecessor.context, shellHeader: shell, protocolData: protocol_data }));
   },
+  // the activation block is applied in full: it happens once
+  sealedFrom: () => false,
+  async checkHeader({ chainId, predecessor, header }) {
+    // the activation's checks are its application (the signed command, written to the context)
+    const { protocol_data, ...shell } = header;
+    await beginApplication({ chainId, context: predecessor.context, shellHeader: shell, protocolData: protocol_data });
+  },
   beginConstruction({ predecessor, timestamp, protocolData }) {
     const command = protocolData === undefined ? undefined : parseProtocolData(protocolData).content;
     return Promise.resolve(

@@ -2,14 +2,14 @@
  * Protocol 011 Hangzhou behind the shell's `Protocol` interface.
  * @module
  */
-import { rawBlockHeader } from "../../encoding/block-header.ts";
+import { type RawBlockHeader, rawBlockHeader } from "../../encoding/block-header.ts";
 import { decodeBinary, encodeBinary } from "../../encoding/codec.ts";
 import { protocolData as protocolDataCodec } from "../../encoding/hangzhou/block-header.ts";
 import { validationPass } from "../../encoding/hangzhou/operation.ts";
 import type { Protocol } from "../../shell/protocol.ts";
 import { blockHashOf } from "./apply/baking.ts";
 import { parseOperation } from "./apply/parse.ts";
-import { HangzhouBlock, MAX_OPERATIONS_TTL } from "./apply/block.ts";
+import { checkApplicationHeader, HangzhouBlock, MAX_OPERATIONS_TTL, type Mode } from "./apply/block.ts";
 import { FIXED_CONSTANTS } from "./constants.ts";
 import { initHangzhou } from "./init.ts";
 import { lastAllowedForkLevel } from "./level.ts";
@@ -19,6 +19,13 @@ export const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
 
 /** Hangzhou's maximal block header length (Octez `Block_header.max_header_length`). */
 export const MAX_BLOCK_HEADER_LENGTH = 239;
+
+/** How a complete header is applied: its decoded protocol data and its hash. */
+function applicationMode(header: RawBlockHeader): Extract<Mode, { kind: "application" }> {
+  const { protocol_data, ...shell } = header;
+  const data = decodeBinary(protocolDataCodec, protocol_data);
+  return { kind: "application", header: { ...shell, ...data }, hash: blockHashOf(encodeBinary(rawBlockHeader, header)) };
+}
 
 /** Protocol 011 Hangzhou. */
 export const hangzhouProtocol: Protocol = {
@@ -38,10 +45,19 @@ export const hangzhouProtocol: Protocol = {
     return pass === undefined ? [] : [pass];
   },
   beginApplication({ chainId, predecessor, header }) {
-    const { protocol_data, ...shell } = header;
-    const data = decodeBinary(protocolDataCodec, protocol_data);
-    const hash = blockHashOf(encodeBinary(rawBlockHeader, header));
-    return HangzhouBlock.begin(chainId, predecessor, shell.timestamp, { kind: "application", header: { ...shell, ...data }, hash });
+    return HangzhouBlock.begin(chainId, predecessor, header.timestamp, applicationMode(header));
+  },
+  sealedFrom(protocolData, built) {
+    try {
+      const a = decodeBinary(protocolDataCodec, protocolData);
+      const b = decodeBinary(protocolDataCodec, built);
+      return a.priority === b.priority && a.seed_nonce_hash === b.seed_nonce_hash && a.liquidity_baking_escape_vote === b.liquidity_baking_escape_vote;
+    } catch {
+      return false;
+    }
+  },
+  checkHeader({ chainId, predecessor, header }) {
+    return checkApplicationHeader(chainId, predecessor, applicationMode(header));
   },
   beginConstruction({ chainId, predecessor, timestamp, protocolData }) {
     if (protocolData === undefined) return HangzhouBlock.begin(chainId, predecessor, timestamp, { kind: "partial_construction" });

@@ -126,19 +126,9 @@ export class HangzhouBlock implements ValidationState {
     const contents = contentsOf(mode);
     const src = contextRightsSource(pc);
     let baker = ZERO_BAKER;
-    if (contents !== undefined) {
-      pc.update(BLOCK_PRIORITY_PATH, encodeUint16(contents.priority));
-      checkTimestamp(pc.constants, contents.priority, timestamp, predecessor.header.timestamp);
-      if (mode.kind === "application") {
-        checkProofOfWork(pc.constants, mode.header);
-        checkFitnessGap(pc.fitness, mode.header);
-      }
-      const owner: PublicKey = bakingRightsOwner(src, pc.level, contents.priority);
-      if (mode.kind === "application") {
-        await checkBlockSignature(mode.header, mode.hash, chainId, owner);
-        checkCommitment(pc.level.expected_commitment, mode.header);
-      }
-      baker = formatPublicKeyHash(publicKeyHash(owner));
+    if (mode.kind === "application" || mode.kind === "full_construction") {
+      pc.update(BLOCK_PRIORITY_PATH, encodeUint16(mode.kind === "application" ? mode.header.priority : mode.contents.priority));
+      baker = formatPublicKeyHash(publicKeyHash(await checkHeader(pc, chainId, timestamp, mode)));
     }
     pc.fitness += 1n;
     const allowed = endorsementRights(src, levelFromRaw(pc.eras, pc.level.level - 1), pc.constants.endorsers_per_block);
@@ -298,6 +288,45 @@ export class HangzhouBlock implements ValidationState {
       implicit_operations_results: this.implicitResults,
     });
   }
+}
+
+/**
+ * The checks `begin_application` makes on a header (Octez `Apply.begin_application` and
+ * `begin_full_construction`): timestamp for the priority, and in application the proof of work,
+ * the fitness gap, the baker's signature and the seed nonce commitment. The baker's key.
+ */
+async function checkHeader(
+  pc: ProtoContext,
+  chainId: Uint8Array,
+  timestamp: number,
+  mode: Extract<Mode, { kind: "application" | "full_construction" }>,
+): Promise<PublicKey> {
+  const contents = mode.kind === "application" ? mode.header : mode.contents;
+  checkTimestamp(pc.constants, contents.priority, timestamp, pc.predecessorTimestamp);
+  if (mode.kind === "application") {
+    checkProofOfWork(pc.constants, mode.header);
+    checkFitnessGap(pc.fitness, mode.header);
+  }
+  const owner = bakingRightsOwner(contextRightsSource(pc), pc.level, contents.priority);
+  if (mode.kind === "application") {
+    await checkBlockSignature(mode.header, mode.hash, chainId, owner);
+    checkCommitment(pc.level.expected_commitment, mode.header);
+  }
+  return owner;
+}
+
+/**
+ * Checks a signed header on `predecessor` as {@link HangzhouBlock.begin} does in application,
+ * without applying anything (the block validator's check of a block it built itself).
+ */
+export async function checkApplicationHeader(chainId: Uint8Array, predecessor: Predecessor, mode: Extract<Mode, { kind: "application" }>): Promise<void> {
+  const pc = ProtoContext.prepare(predecessor.context, {
+    level: predecessor.header.level + 1,
+    predecessorTimestamp: predecessor.header.timestamp,
+    timestamp: mode.header.timestamp,
+    fitness: fitnessCounter(predecessor.header.fitness),
+  });
+  await checkHeader(pc, chainId, mode.header.timestamp, mode);
 }
 
 /** A persistent list of operation hashes, newest first (shared between forks). */
