@@ -10,6 +10,8 @@ import { ecdsaSign, ecdsaVerify } from "./ecdsa.ts";
 import { ed25519SignAsync, ed25519Verify } from "./ed25519.ts";
 import { type PublicKey, type SecretKey, type Signature, PUBLIC_KEY_SIZE, SIGNATURE_SIZE } from "./keys.ts";
 import type { Watermark } from "./watermark.ts";
+import { toHex } from "../encoding/hex.ts";
+import { Lru } from "../encoding/lru.ts";
 
 function bytesArg(name: string, value: unknown, size?: number): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
@@ -24,6 +26,13 @@ function keyArg(name: string, key: unknown, sizeOf: (curve: PublicKey["curve"]) 
   bytesArg(`${name} bytes`, bytes, sizeOf(curve));
   return key as PublicKey;
 }
+
+/**
+ * Signatures found valid, by key, signature and digest: an operation's signature is checked when
+ * the mempool takes it and again in its block, and the answer cannot change. Only valid ones are
+ * kept, so that nobody fills it with garbage.
+ */
+const verified = new Lru<string, true>(16_384);
 
 /** The digest the curve signs: BLAKE2b-256(watermark ‖ bytes). */
 export function signedDigest(bytes: Uint8Array, watermark: Watermark): Uint8Array {
@@ -52,5 +61,9 @@ export async function verify(publicKey: PublicKey, signature: Signature, bytes: 
   const { curve, bytes: pk } = keyArg("publicKey", publicKey, (c) => PUBLIC_KEY_SIZE[c]);
   bytesArg("signature", signature, SIGNATURE_SIZE);
   const digest = signedDigest(bytes, watermark);
-  return curve === "ed25519" ? ed25519Verify(pk, digest, signature) : ecdsaVerify(curve, pk, digest, signature);
+  const id = `${curve}${toHex(pk)}${toHex(signature)}${toHex(digest)}`;
+  if (verified.get(id) === true) return true;
+  const valid = curve === "ed25519" ? await ed25519Verify(pk, digest, signature) : ecdsaVerify(curve, pk, digest, signature);
+  if (valid) verified.set(id, true);
+  return valid;
 }

@@ -4,6 +4,16 @@
  * @module
  */
 import bs58check from "bs58check";
+import { toHex } from "./hex.ts";
+import { Lru } from "./lru.ts";
+
+/**
+ * The same addresses, keys and hashes are written and read again and again (a transfer's source
+ * by the mempool, the block and every RPC): the recent conversions are kept, both ways. Only
+ * texts that decode are kept.
+ */
+const encoded = new Lru<string, string>(16_384);
+const decoded = new Lru<string, Uint8Array>(16_384);
 
 /** A Base58Check kind: its prefix bytes and the length of its payload. */
 export interface Base58Kind {
@@ -63,19 +73,27 @@ export function b58encode(k: Base58Kind, payload: Uint8Array): string {
   if (payload.length !== k.size) {
     throw new RangeError(`${k.name}: payload must be ${k.size} bytes, got ${payload.length}`);
   }
+  const id = k.name + toHex(payload);
+  const known = encoded.get(id);
+  if (known !== undefined) return known;
   const full = new Uint8Array(k.prefix.length + payload.length);
   full.set(k.prefix, 0);
   full.set(payload, k.prefix.length);
-  return bs58check.encode(full);
+  const text = bs58check.encode(full);
+  encoded.set(id, text);
+  return text;
 }
 
 /** Payload of a Base58Check string of kind `k`, or `undefined` if it is not one. */
 export function b58tryDecode(k: Base58Kind, text: string): Uint8Array | undefined {
-  let raw: Uint8Array;
-  try {
-    raw = bs58check.decode(text);
-  } catch {
-    return undefined;
+  let raw = decoded.get(text);
+  if (raw === undefined) {
+    try {
+      raw = bs58check.decode(text);
+    } catch {
+      return undefined;
+    }
+    decoded.set(text, raw);
   }
   if (raw.length !== k.prefix.length + k.size) return undefined;
   for (let i = 0; i < k.prefix.length; i++) if (raw[i] !== k.prefix[i]) return undefined;

@@ -23,6 +23,7 @@ export interface Predecessor {
 
 /** An operation as the shell passes it: its hash, branch and protocol bytes. */
 export interface ShellOperation {
+  /** The hash of branch ‖ proto (`shellOperation` computes it): protocols keep readings by it. */
   readonly hash: string;
   readonly branch: string;
   /** The operation's protocol part (everything after the 32-byte branch). */

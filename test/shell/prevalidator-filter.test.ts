@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { shellOperation } from "../../lib/shell/operations.ts";
 import { encodeBinary } from "../../lib/encoding/codec.ts";
 import { operation, type OperationContents } from "../../lib/encoding/hangzhou/operation.ts";
 import { TezosError } from "../../lib/errors/mod.ts";
@@ -38,7 +39,7 @@ function transfer(fee: bigint, gas = 1040n): OperationContents {
 
 function parsed(contents: OperationContents[]) {
   const bytes = encodeBinary(operation, { branch: BRANCH, contents, signature: SIG });
-  const p = hangzhouMempoolPlugin.parse(bytes, { hash: "", branch: BRANCH, proto: bytes.subarray(32) });
+  const p = hangzhouMempoolPlugin.parse(bytes, shellOperation(bytes));
   return { data: p.data, branch: BRANCH, size: p.size };
 }
 

@@ -19,7 +19,8 @@
  */
 import { decodeBinary, type Json } from "../../encoding/codec.ts";
 import { unit } from "../../encoding/conv.ts";
-import { decodeInjectedOperation, type OperationContents, operationProtocolData } from "../../encoding/hangzhou/operation.ts";
+import { type OperationContents, operationProtocolData } from "../../encoding/hangzhou/operation.ts";
+import { parseOperation } from "./apply/parse.ts";
 import { type ContentsResult, operationMetadata } from "../../encoding/hangzhou/receipts/contents-results.ts";
 import type { TraceItem } from "../../errors/registry.ts";
 import { HANGZHOU } from "./protocol.ts";
@@ -41,7 +42,7 @@ export interface HangzhouFilterConfig {
 
 /** Hangzhou's protocol data of an operation. */
 export interface HangzhouOperationData {
-  readonly contents: OperationContents[];
+  readonly contents: readonly OperationContents[];
   readonly signature?: string;
 }
 
@@ -229,10 +230,9 @@ function jsonTrace(errors: readonly unknown[]): TraceItem[] {
 export const hangzhouMempoolPlugin: MempoolPlugin<HangzhouOperationData, HangzhouFilterConfig> = {
   protocol: HANGZHOU,
   dataCodec: operationProtocolData as MempoolPlugin<HangzhouOperationData>["dataCodec"],
-  parse(bytes) {
-    const { operation, extraRevealBytes } = decodeInjectedOperation(bytes);
-    const data: HangzhouOperationData =
-      operation.signature === undefined ? { contents: operation.contents } : { contents: operation.contents, signature: operation.signature };
+  parse(bytes, op) {
+    const { contents, signature, extraRevealBytes } = parseOperation(op);
+    const data: HangzhouOperationData = signature === undefined ? { contents } : { contents, signature };
     return { data, size: bytes.length - extraRevealBytes };
   },
   defaultConfig: DEFAULT_FILTER_CONFIG,

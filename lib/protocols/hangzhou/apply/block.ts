@@ -183,7 +183,7 @@ export class HangzhouBlock implements ValidationState {
     }
   }
 
-  private async applyContents(op: ShellOperation, contents: OperationContents[], signature: string | undefined): Promise<ContentsResult[]> {
+  private async applyContents(op: ShellOperation, contents: readonly OperationContents[], signature: string | undefined): Promise<ContentsResult[]> {
     const first = contents[0]!;
     if (contents.length > 1 && !("fee" in first)) throw failure.error({ msg: "A batch of non-manager operations" });
     switch (first.kind) {

@@ -19,7 +19,10 @@ export function hangzhouBlockOperation(protocol: string, op: BlockOperationParts
   const data = parseOperation({ hash: op.hash, branch: op.branch, proto: op.proto });
   const head = { protocol, chain_id: op.chainId, hash: op.hash, branch: op.branch };
   const results: ContentsResult[] | null = op.receipt === undefined ? null : decodeBinary(operationMetadata, op.receipt);
-  if (results === null || results.length !== data.contents.length) return { ...head, ...data } as BlockOperation;
+  if (results === null || results.length !== data.contents.length) {
+    const plain = { ...head, contents: [...data.contents] };
+    return (data.signature === undefined ? plain : { ...plain, signature: data.signature }) as BlockOperation;
+  }
   const contents = data.contents.map((c, i) => {
     const { kind: _, ...metadata } = results[i]!;
     return { ...c, metadata };
