@@ -6,7 +6,8 @@
  * - `auto`: on {@link Baker.start}, bakes what a fresh sandbox needs so that `head~2` is a live
  *   branch (up to level 3, also later if the activation arrives after the start); then one block
  *   each time {@link Baker.notify} says operations wait (a prevalidator calls it); nothing while idle.
- * - `interval`: one block every `seconds`, from the start (heads that are not Hangzhou's yet are skipped).
+ * - `interval`: one block at each mark, every `seconds` from the start (heads that are not
+ *   Hangzhou's yet are skipped); a long bake delays the next block, not the marks after it.
  * - `manual`: only {@link Baker.bake} / {@link Baker.bakeMany} (and the `/sandbox/bake` RPC).
  *
  * Every bake, whatever asked for it, goes through one queue: two blocks are never built at once.
@@ -97,6 +98,8 @@ class SandboxBaker implements Baker {
   private queue: Promise<unknown> = Promise.resolve();
   private started = false;
   private timer: unknown = undefined;
+  /** The mark the timer was last armed for (`interval` mode), on the `now` clock. */
+  private lastMark: number | undefined = undefined;
   private heads: AsyncIterableIterator<Block> | undefined;
   private topUpQueued = false;
   private notifyQueued = false;
@@ -181,8 +184,18 @@ class SandboxBaker implements Baker {
     }
   }
 
+  /**
+   * Arms the timer of the next mark (`interval` mode). Marks fall every `seconds` from the start:
+   * a bake that runs past the next mark is followed at once by one bake for the latest missed
+   * mark, and the marks after it stay where they were.
+   */
   private schedule(): void {
     if (!this.started || this.mode.mode !== "interval") return;
+    const interval = this.mode.seconds * 1000;
+    const now = this.env.now();
+    let mark = this.lastMark === undefined ? now + interval : this.lastMark + interval;
+    if (mark < now) mark += Math.floor((now - mark) / interval) * interval;
+    this.lastMark = mark;
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       if (!this.started) return;
@@ -191,12 +204,13 @@ class SandboxBaker implements Baker {
       })
         .catch(this.onError)
         .finally(() => this.schedule());
-    }, this.mode.seconds * 1000);
+    }, Math.max(0, mark - now));
   }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.lastMark = undefined;
     // Whatever the mode, a fresh sandbox is made usable at once: a client's operations need a
     // live branch two blocks back, so the baker tops the chain up to level 3 (and does so as
     // soon as an activation arrives later).

@@ -562,7 +562,8 @@ export class Prevalidator {
 
   /**
    * The applied operations to put in a block on `head`, per validation pass, in the order they
-   * were applied (the sandbox baker's `pending`). Moves the mempool to `head` first if needed.
+   * were applied (the sandbox baker's `pending`), each pass within its quota (size and number of
+   * operations): the rest waits for the next block. Moves the mempool to `head` first if needed.
    * Leaves out operations whose branch is not live or that a live block includes, and the
    * endorsements of `excludeEndorsers`.
    */
@@ -570,8 +571,11 @@ export class Prevalidator {
     return await this.run(async () => {
       if (this.state?.head.hash !== head.hash) await this.flush(head, true);
       const s = this.state!;
-      const passes: Uint8Array[][] = Array.from({ length: s.protocol?.operationListQuota.length ?? 0 }, () => []);
+      const quotas = s.protocol?.operationListQuota ?? [];
+      const passes: Uint8Array[][] = quotas.map(() => []);
       if (s.protocol === undefined || s.plugin === undefined) return passes;
+      const sizes = quotas.map(() => 0);
+      const full = quotas.map(() => false);
       for (const { op, receipt } of this.classes.applied) {
         if (!s.liveBlocks.has(op.shell.branch) || s.liveOperations.has(op.hash)) continue;
         let allowed: readonly number[];
@@ -581,9 +585,17 @@ export class Prevalidator {
           continue;
         }
         const pass = allowed[0];
-        if (pass === undefined || pass >= passes.length) continue;
+        if (pass === undefined || pass >= passes.length || full[pass]) continue;
         const endorser = s.plugin.endorser(op.data, receipt);
         if (endorser !== undefined && options.excludeEndorsers?.has(endorser)) continue;
+        // A pass takes operations in the order they were applied while they fit its quota; the
+        // first that does not closes it (the later ones may depend on it: counters).
+        const quota = quotas[pass]!;
+        if (sizes[pass]! + op.bytes.length > quota.max_size || (quota.max_op !== undefined && passes[pass]!.length >= quota.max_op)) {
+          full[pass] = true;
+          continue;
+        }
+        sizes[pass]! += op.bytes.length;
         passes[pass]!.push(op.bytes);
       }
       return passes;

@@ -110,7 +110,9 @@ test("an auto baker does not bake on notifications before start or after stop", 
 test("interval mode bakes one block per tick of its timer and stops cleanly", async () => {
   const sb = await openSandbox();
   const timers = new FakeTimers();
-  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now, mode: "interval:2", timers, onError: (e) => assert.unreachable(String(e)) });
+  let t = now();
+  const clock = () => t;
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now: clock, mode: "interval:2", timers, onError: (e) => assert.unreachable(String(e)) });
   try {
     const sub = baker.baked.subscribe();
     await baker.start();
@@ -119,6 +121,7 @@ test("interval mode bakes one block per tick of its timer and stops cleanly", as
     await next(sub);
     for (const level of [4, 5, 6]) {
       assert.is((await timers.armed()).ms, 2000);
+      t += 2000;
       timers.fire();
       assert.is((await next(sub)).level, level);
     }
@@ -126,6 +129,43 @@ test("interval mode bakes one block per tick of its timer and stops cleanly", as
     await baker.stop();
     assert.is(timers.pending.size, 0, "stop cancels the next tick");
     assert.is(sb.chain.head.header.level, 6);
+    await sub.return!();
+  } finally {
+    await baker.stop();
+    await sb.close();
+  }
+});
+
+test("interval mode keeps its marks: a bake that runs past the next mark is followed at once, then the marks resume", async () => {
+  const sb = await openSandbox();
+  const timers = new FakeTimers();
+  const start = now();
+  let t = start;
+  const clock = () => t;
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now: clock, mode: "interval:2", timers, onError: (e) => assert.unreachable(String(e)) });
+  try {
+    const sub = baker.baked.subscribe();
+    await baker.start();
+    await next(sub);
+    await next(sub);
+    assert.is((await timers.armed()).ms, 2000); // mark start + 2 s
+    t = start + 2000;
+    timers.fire();
+    await next(sub);
+    assert.is((await timers.armed()).ms, 2000); // mark start + 4 s
+    t = start + 4000;
+    timers.fire();
+    t = start + 9000; // that bake ends 5 s later: marks 6 s and 8 s are past
+    await next(sub);
+    assert.is((await timers.armed()).ms, 0, "the latest missed mark (8 s) is baked at once");
+    timers.fire();
+    t = start + 9500;
+    await next(sub);
+    assert.is((await timers.armed()).ms, 500, "then the mark of 10 s, not 9.5 + 2 s");
+    t = start + 10_000;
+    timers.fire();
+    await next(sub);
+    assert.is((await timers.armed()).ms, 2000);
     await sub.return!();
   } finally {
     await baker.stop();

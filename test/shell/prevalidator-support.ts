@@ -9,6 +9,7 @@ import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { HANGZHOU, hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import type { Block } from "../../lib/shell/chain.ts";
 import { countingProtocol } from "../support/counting-protocol.ts";
+import type { Protocol } from "../../lib/shell/protocol.ts";
 import { hangzhouMempoolPlugin } from "../../lib/protocols/hangzhou/plugin.ts";
 import { Prevalidator } from "../../lib/shell/prevalidator.ts";
 import { checkout } from "../../lib/store/context/mod.ts";
@@ -29,11 +30,19 @@ export interface MempoolSandbox extends Sandbox {
   readonly applications: () => number;
 }
 
-/** Opens the sandbox, starts the prevalidator, and bakes to level 3 (bootstrap1..4, manual mode). */
-export async function openMempoolSandbox(options: { pending?: boolean } = {}): Promise<MempoolSandbox> {
+/**
+ * Opens the sandbox, starts the prevalidator, and bakes to level 3 (bootstrap1..4, manual mode).
+ * `quota` gives the prevalidator other validation pass quotas than Hangzhou's.
+ */
+export async function openMempoolSandbox(options: { pending?: boolean; quota?: Protocol["operationListQuota"] } = {}): Promise<MempoolSandbox> {
   const sb = await openSandbox();
   let applications = 0;
-  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, countingProtocol(p, () => applications++)]));
+  // the prevalidator's view of the protocols: counted, and with other quotas when asked
+  const view = (p: Protocol): Protocol => {
+    const counted = countingProtocol(p, () => applications++);
+    return options.quota === undefined || p.hash !== HANGZHOU ? counted : { ...counted, operationListQuota: options.quota };
+  };
+  const protocols = new Map([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, view(p)]));
   let applied = 0;
   const prevalidator = new Prevalidator({
     chain: sb.chain,

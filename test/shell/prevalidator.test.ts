@@ -11,6 +11,7 @@ import type { Transaction } from "../../lib/encoding/hangzhou/operation.ts";
 import { BOOTSTRAP, forge, manager } from "../hangzhou/manager-fixture.ts";
 import { protoContextOf } from "../baker/sandbox.ts";
 import { getCounter } from "../../lib/protocols/hangzhou/storage/contract.ts";
+import { hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import { endorsement, type MempoolSandbox, openMempoolSandbox, PKH5, SK5 } from "./prevalidator-support.ts";
 
 /** A contract's counter in the head's context. */
@@ -264,4 +265,53 @@ Mempool("a failed injection applies nothing again: the next valid one is one app
   assert.is(protoCounter(sb, src.pkh), first + BigInt(n));
 });
 
+Mempool("a full block: past the block's gas the injection is refused, a forced one waits as branch_delayed, and both go in the next block", async ({ sb }) => {
+  const src = BOOTSTRAP[2]!;
+  const first = protoCounter(sb, src.pkh) + 1n;
+  // 1 000 000 gas each: five fit Hangzhou's 5 200 000 per block
+  const heavy = (counter: bigint) =>
+    forge(src.sk, sb.chain.head.hash, [manager<Transaction>({ kind: "transaction", source: src.pkh, counter, amount: 1n, destination: BOOTSTRAP[1]!.pkh, fee: 200_000n, gas_limit: 1_000_000n })]);
+  for (let i = 0n; i < 5n; i++) await sb.prevalidator.inject(await heavy(first + i));
+  const sixth = await heavy(first + 5n);
+  const msg = await failureOf(sb.prevalidator.inject(sixth));
+  assert.ok(msg.includes("gas_exhausted.block"), msg);
+  assert.is(sb.prevalidator.view().applied.length, 5);
+  await sb.prevalidator.inject(sixth, { force: true });
+  assert.equal(sb.prevalidator.view().branch_delayed.map((e) => e.op.hash), [hashOperation(sixth)]);
+  const full = await sb.baker.bake();
+  assert.is(sb.chain.operationHashes(full)[3]!.length, 5);
+  await sb.prevalidator.idle();
+  assert.equal(sb.prevalidator.view().applied.map((e) => e.op.hash), [hashOperation(sixth)], "classified again on the new head: applied");
+  const next = await sb.baker.bake();
+  assert.equal(sb.chain.operationHashes(next)[3], [hashOperation(sixth)]);
+});
+
 Mempool.run();
+
+const Quota = suite<{ sb: MempoolSandbox; size: number }>("prevalidator quotas");
+Quota.before.each(async (ctx) => {
+  const probe = await openMempoolSandbox();
+  ctx.size = (await transfer(probe, BOOTSTRAP[2]!, 1n)).length;
+  await probe.close();
+  // pass 3 takes three transfers' bytes
+  ctx.sb = await openMempoolSandbox({ quota: [...hangzhouProtocol.operationListQuota.slice(0, 3), { max_size: 3 * ctx.size + 10 }] });
+});
+Quota.after.each(async (ctx) => {
+  await ctx.sb.close();
+});
+
+Quota("a pass takes operations in their order while they fit its quota; the rest waits for the next block", async ({ sb }) => {
+  const src = BOOTSTRAP[2]!;
+  const first = protoCounter(sb, src.pkh) + 1n;
+  const hashes: string[] = [];
+  for (let i = 0n; i < 5n; i++) hashes.push(await sb.prevalidator.inject(await transfer(sb, src, first + i)));
+  const passes = await sb.prevalidator.pending(sb.chain.head);
+  assert.equal(passes[3]!.map(hashOperation), hashes.slice(0, 3));
+  const one = await sb.baker.bake();
+  assert.equal(sb.chain.operationHashes(one)[3], hashes.slice(0, 3));
+  await sb.prevalidator.idle();
+  const two = await sb.baker.bake();
+  assert.equal(sb.chain.operationHashes(two)[3], hashes.slice(3));
+});
+
+Quota.run();
