@@ -238,7 +238,10 @@ export class Prevalidator {
       return Promise.reject(failWith("Can't parse the operation"));
     }
     const copy = bytes.slice();
+    // checked ahead, while earlier injections wait their turn (WebCrypto works beside them)
+    const prepared = this.state?.vs?.prepare?.({ ...shell, proto: copy.subarray(32) });
     return this.run(async () => {
+      await prepared;
       await this.onInject(copy, { ...shell, proto: copy.subarray(32) }, options.force === true);
       return shell.hash;
     });

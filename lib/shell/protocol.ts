@@ -50,6 +50,12 @@ export interface ValidationState {
    */
   applyOperation(operation: ShellOperation): Promise<Uint8Array>;
   /**
+   * Does ahead of an operation's turn what its application will check whatever comes before it
+   * (Hangzhou: the signature, with the key known now), so that the application finds it done.
+   * Many may run at once, in any order; it changes nothing and never rejects.
+   */
+  prepare?(operation: ShellOperation): Promise<void>;
+  /**
    * A copy that applies operations independently of this state, cheaply (the context is
    * immutable and shared): the prevalidator applies each operation on a fork and keeps the fork
    * only when the operation is applied, as Octez's validation states are values.

@@ -322,6 +322,8 @@ export class BlockValidator {
     header: ShellHeader | undefined,
     fail: (e: BlockError) => TezosError,
   ): Promise<{ receipts: Uint8Array[][]; result: BlockResult }> {
+    // the signatures of the whole block at once (WebCrypto verifies them off the main thread)
+    if (state.prepare !== undefined) await Promise.all(ops.flat().map((op) => state.prepare!(op)));
     const receipts: Uint8Array[][] = [];
     for (const pass of ops) {
       const out: Uint8Array[] = [];

@@ -12,6 +12,7 @@ export function countingProtocol(protocol: Protocol, count: () => void): Protoco
       return vs.applyOperation(op);
     },
     finalize: (shell) => vs.finalize(shell),
+    ...(vs.prepare === undefined ? {} : { prepare: (op: Parameters<NonNullable<ValidationState["prepare"]>>[0]) => vs.prepare!(op) }),
     fork: () => wrap(vs.fork()),
   });
   return {

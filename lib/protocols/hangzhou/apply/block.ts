@@ -55,7 +55,7 @@ import { applyDoubleBakingEvidence, applyDoubleEndorsementEvidence } from "./evi
 import { failingNoop, unwrappedEndorsement } from "./errors.ts";
 import { applyLiquidityBakingSubsidy } from "./liquidity-baking.ts";
 import { parseOperation } from "./parse.ts";
-import { applyManagerOperation } from "./manager.ts";
+import { applyManagerOperation, prepareManagerOperation } from "./manager.ts";
 import { applyBallot, applyProposals, checkVotingSignature, votingOperationSigner } from "./voting.ts";
 
 /** Hangzhou's `max_operations_ttl`. */
@@ -165,6 +165,17 @@ export class HangzhouBlock implements ValidationState {
     copy.opCount = this.opCount;
     copy.opHashes = this.opHashes;
     return copy;
+  }
+
+  /** Checks ahead the signature of a manager operation (see {@link prepareManagerOperation}). */
+  async prepare(op: ShellOperation): Promise<void> {
+    let parsed;
+    try {
+      parsed = parseOperation(op);
+    } catch {
+      return;
+    }
+    if (parsed.contents.length > 0 && "fee" in parsed.contents[0]!) await prepareManagerOperation(this.pc, op, parsed.contents, parsed.signature);
   }
 
   /** Applies one operation; its receipt (`operation.alpha.result`) in binary. */

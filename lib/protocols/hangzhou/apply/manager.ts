@@ -124,6 +124,20 @@ export async function applyManagerOperation(
   });
 }
 
+/**
+ * Checks, ahead of its turn, the signature of a manager operation with the key the context `pc`
+ * knows now, so that its application finds the answer remembered (`verify` keeps valid
+ * signatures). Nothing else is checked and nothing is written; it may run for many operations at
+ * once, and never throws.
+ */
+export async function prepareManagerOperation(pc: ProtoContext, op: ShellOperation, contents: readonly OperationContents[], signature: string | undefined): Promise<void> {
+  try {
+    await verifyAhead(pc, op, managerBatch(contents), signature);
+  } catch {
+    // the application raises what there is to raise, in Octez's order
+  }
+}
+
 function managerBatch(contents: readonly OperationContents[]): ManagerOperation[] {
   if (contents.length === 0) throw failure.error({ msg: "An operation without contents" });
   for (const c of contents) {
