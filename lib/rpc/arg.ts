@@ -37,6 +37,25 @@ export function makeArg<T>(spec: {
   return Object.freeze(arg);
 }
 
+/**
+ * `parse`, remembering the values of the texts it parsed last (at most `limit`; all forgotten at
+ * once when full), for arguments whose parsing costs (Base58Check: two SHA-256 and a base-58
+ * decoding) and whose texts clients send again and again. Only successes are remembered; the
+ * values are frozen, since requests share them.
+ */
+export function rememberParses<T>(parse: (text: string) => T, limit = 1024): (text: string) => T {
+  const values = new Map<string, T>();
+  return (text) => {
+    let v = values.get(text);
+    if (v === undefined) {
+      v = parse(text);
+      if (values.size >= limit) values.clear();
+      values.set(text, typeof v === "object" && v !== null ? Object.freeze(v) : v);
+    }
+    return v;
+  };
+}
+
 /** A copy of `arg` under another name and description (resto's `Arg.like`). */
 export function likeArg<T>(arg: Arg<T>, name: string, descr?: string): Arg<T> {
   return makeArg(descr === undefined ? { name, parse: arg.parse, print: arg.print } : { name, descr, parse: arg.parse, print: arg.print });
@@ -285,6 +304,9 @@ export const blockArg: Arg<BlockId> = makeArg({
   name: "block_id",
   descr:
     "A block identifier. This is either a block hash in Base58Check notation, one the predefined aliases: 'genesis', 'head' or a block level (index in the chain). One might also use 'head~N' or '<hash>~N' where N is an integer to denote the Nth predecessor of the designated block.Also, '<hash>+N' denotes the Nth successor of a block.",
-  parse: parseBlockId,
+  parse: (() => {
+    const remembered = rememberParses(parseBlockId);
+    return (text: string) => (text === "head" ? HEAD : remembered(text));
+  })(),
   print: printBlockId,
 });

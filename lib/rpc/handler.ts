@@ -22,11 +22,12 @@ import {
   type MediaType,
   negotiateInput,
   negotiateOutput,
+  BINARY_MEDIA,
 } from "./media.ts";
 import { QueryError } from "./query.ts";
 import { type Method, NotFound, type Service } from "./service.ts";
 import { streamOf } from "./stream.ts";
-import { parseTarget } from "./url.ts";
+import { parseTarget, type RequestTarget } from "./url.ts";
 
 /** Options of `createRpcHandler`. */
 export interface RpcHandlerOptions {
@@ -43,8 +44,55 @@ export interface RpcHandlerOptions {
 const METHODS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 const TEXT_PLAIN = { "content-type": "text/plain" };
 const EMPTY_QUERY = Object.freeze({});
-const NOT_ACCEPTABLE_BODY = new TextEncoder().encode(ACCEPTABLE);
-const jsonCaches = new WeakMap<Service, WeakMap<object, string>>();
+const UTF8 = new TextEncoder();
+const NOT_ACCEPTABLE_BODY = UTF8.encode(ACCEPTABLE);
+/**
+ * The headers of an answer without CORS, one object per media type: the runtimes copy a
+ * `Response`'s headers init, so one object serves every answer (frozen: nothing may change it).
+ */
+const PLAIN_HEADERS: Readonly<Record<MediaType, Readonly<Record<string, string>>>> = {
+  "application/json": Object.freeze({ "content-type": JSON_MEDIA }),
+  "application/octet-stream": Object.freeze({ "content-type": BINARY_MEDIA }),
+};
+/**
+ * Whether cached answers go out as UTF-8 bytes rather than as text. Bun and Node (through
+ * @hono/node-server) write a byte body as it is, where a text body is encoded again for every
+ * request (8 KB of JSON: about 1 µs); Deno's `Response` copies a byte body and writes text faster
+ * (8 KB: 11 µs per request as text, 14 as bytes). The runtimes copy a `Response`'s byte body:
+ * the cached bytes are never handed out.
+ */
+const BYTE_BODIES = (globalThis as { Deno?: unknown }).Deno === undefined;
+/** The JSON answers of `cache: true` services, per service and answer object, in the form bodies take. */
+const jsonCaches = new WeakMap<Service, WeakMap<object, string | Uint8Array>>();
+
+/** A request target as the router reads it: segments, query, and the GET alias once resolved. */
+interface Target extends RequestTarget {
+  /** What `GET` on these segments is served as: `null` for no alias, `undefined` until asked. */
+  get?: { method: Method; segments: string[] } | null;
+}
+
+/**
+ * Parsed request targets by URL (path aliases applied for GET), for the URLs clients ask again
+ * and again; bounded: emptied when full. The segment arrays are shared: only read them.
+ */
+class TargetCache {
+  private readonly targets = new Map<string, Target>();
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  get(url: string): Target {
+    let t = this.targets.get(url);
+    if (t === undefined) {
+      if (this.targets.size >= this.limit) this.targets.clear();
+      t = parseTarget(url);
+      this.targets.set(url, t);
+    }
+    return t;
+  }
+}
 
 /**
  * What a one-answer service's handler receives. `signal` is read from the request only when a
@@ -147,13 +195,24 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     return empty(200, headers);
   }
 
-  async function dispatch(request: Request): Promise<Response> {
-    const target = parseTarget(request.url);
+  const targets = new TargetCache(1024);
+
+  /**
+   * Serves one request. Synchronous up to the first step that answers a promise (a dynamic
+   * subtree's builder, a request body, an asynchronous service), so that a cached read goes
+   * through no promise but the one `handle` returns.
+   */
+  function dispatch(request: Request): Response | Promise<Response> {
+    const target = targets.get(request.url);
     let method = request.method;
     let segments = target.segments;
     if (aliases !== undefined) {
-      const a = aliases.resolve(method, segments);
-      if (a !== undefined) {
+      let a: { method: Method; segments: string[] } | null | undefined;
+      if (method === "GET") {
+        a = target.get;
+        if (a === undefined) a = target.get = aliases.resolve(method, segments) ?? null;
+      } else a = aliases.resolve(method, segments);
+      if (a != null) {
         if (method !== "OPTIONS") method = a.method;
         segments = a.segments;
       }
@@ -161,10 +220,15 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     if (method === "OPTIONS") return preflight(request, segments);
     if (!METHODS.has(method)) return empty(501);
 
-    let r = resolvePath(root.root, undefined, segments, request);
-    if (r instanceof Promise) r = await r;
+    const r = resolvePath(root.root, undefined, segments, request);
+    if (r instanceof Promise) return r.then((found) => serve(request, method as Method, target, found));
+    return serve(request, method as Method, target, r);
+  }
+
+  /** Serves a request whose path is resolved: negotiation, query, body, the service's answer. */
+  function serve(request: Request, method: Method, target: Target, r: Resolution): Response | Promise<Response> {
     if (r.kind !== "found") return lookupFailure(r);
-    const svc = r.node.services?.get(method as Method);
+    const svc = r.node.services?.get(method);
     if (svc === undefined) {
       const allowed = methodsAt(r.node);
       return allowed.length === 0 ? empty(404) : empty(405, { allow: allowed.join(", ") });
@@ -196,25 +260,36 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
       }
     }
 
-    const headers: Record<string, string> = { "content-type": outMedia };
+    let headers = PLAIN_HEADERS[outMedia] as Record<string, string>;
     if (origins.length > 0) {
       const origin = headersIn.get("origin");
       if (origin !== null) {
         const allowed = matchOrigin(origins, origin);
-        if (allowed !== undefined) headers["access-control-allow-origin"] = allowed;
+        if (allowed !== undefined) headers = { "content-type": outMedia, "access-control-allow-origin": allowed };
       }
     }
 
-    let body: unknown = undefined;
-    if (svc.input !== undefined) {
-      try {
-        body = await decodeBody(inMedia, svc.input, request);
-      } catch (e) {
+    if (svc.input === undefined) return call(svc, r, query, undefined, request, outMedia, headers);
+    const input = svc.input;
+    return decodeBody(inMedia, input, request).then(
+      (body) => call(svc, r, query, body, request, outMedia, headers),
+      (e) => {
         if (e instanceof BodyError) return badRequest(`Failed to parse the request body: ${e.message}`);
         throw e;
-      }
-    }
+      },
+    );
+  }
 
+  /** Calls the service and makes its answer (at once when the service answers at once). */
+  function call(
+    svc: Service,
+    r: Extract<Resolution, { kind: "found" }>,
+    query: unknown,
+    body: unknown,
+    request: Request,
+    outMedia: MediaType,
+    headers: Record<string, string>,
+  ): Response | Promise<Response> {
     const producer = svc.stream ? new AbortController() : undefined;
     let result: unknown;
     try {
@@ -222,22 +297,42 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
         producer === undefined
           ? svc.handler(new Call(r.params, query, body, r.ctx, request))
           : svc.handler({ params: r.params, query, body, ctx: r.ctx, request, signal: producer.signal });
-      // Most handlers answer at once: awaiting a plain value would still cost a microtask.
-      if (result instanceof Promise) result = await result;
     } catch (e) {
-      producer?.abort();
-      if (e instanceof NotFound) return empty(404, headers);
-      return failed(outMedia, headers, e);
+      return failure(e, producer, outMedia, headers);
     }
+    // Most handlers answer at once: waiting on a plain value would still cost a microtask.
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => answer(svc, value, producer, request, outMedia, headers),
+        (e) => failure(e, producer, outMedia, headers),
+      );
+    }
+    return answer(svc, result, producer, request, outMedia, headers);
+  }
 
+  /** The answer to a service that threw (or rejected): 404 for `NotFound`, else 500 with the trace. */
+  function failure(e: unknown, producer: AbortController | undefined, outMedia: MediaType, headers: Record<string, string>): Response {
+    producer?.abort();
+    if (e instanceof NotFound) return empty(404, headers);
+    return failed(outMedia, headers, e);
+  }
+
+  /** The answer to a service's result: a stream, 404 for an optional service's `undefined`, or the encoded value. */
+  function answer(
+    svc: Service,
+    result: unknown,
+    producer: AbortController | undefined,
+    request: Request,
+    outMedia: MediaType,
+    headers: Record<string, string>,
+  ): Response {
     if (producer !== undefined) {
       if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) {
         producer.abort();
         return failed(outMedia, headers, new TypeError("streaming service did not return an async iterable"));
       }
       const output = svc.output;
-      const media = outMedia;
-      const stream = streamOf(result as AsyncIterable<unknown>, (v) => encodeBody(media, output, v), producer, request.signal);
+      const stream = streamOf(result as AsyncIterable<unknown>, (v) => encodeBody(outMedia, output, v), producer, request.signal);
       return new Response(stream, { status: 200, headers });
     }
 
@@ -247,9 +342,12 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
       if (svc.cache && outMedia === JSON_MEDIA && result !== null && typeof result === "object") {
         let cache = jsonCaches.get(svc);
         if (cache === undefined) jsonCaches.set(svc, (cache = new WeakMap()));
-        let text = cache.get(result);
-        if (text === undefined) cache.set(result, (text = encodeBody(JSON_MEDIA, svc.output, result) as string));
-        payload = text;
+        let body = cache.get(result);
+        if (body === undefined) {
+          const text = encodeBody(JSON_MEDIA, svc.output, result) as string;
+          cache.set(result, (body = BYTE_BODIES ? UTF8.encode(text) : text));
+        }
+        payload = body;
       } else payload = encodeBody(outMedia, svc.output, result);
     } catch (e) {
       return failed(outMedia, headers, e);
@@ -259,7 +357,12 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
 
   const internalFailure = (e: unknown) => failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
   return function handle(request: Request): Promise<Response> {
-    // `dispatch` is async: whatever it throws arrives here as a rejection.
-    return dispatch(request).catch(internalFailure);
+    try {
+      const res = dispatch(request);
+      return res instanceof Promise ? res.catch(internalFailure) : Promise.resolve(res);
+    } catch (e) {
+      // As a rejection, as when `dispatch` was asynchronous: the answer is made in a later microtask.
+      return Promise.reject(e).catch(internalFailure);
+    }
   };
 }

@@ -15,7 +15,7 @@ import { decodeBinary } from "../../encoding/codec.ts";
 import { mergeObjs, obj, req } from "../../encoding/object.ts";
 import type { Block } from "../../shell/chain.ts";
 import { blockArg, chainArg } from "../arg.ts";
-import { Directory, mount } from "../directory.ts";
+import { Directory, type Mounted, mount } from "../directory.ts";
 import { service } from "../service.ts";
 import type { BlockCtx } from "./block-context.ts";
 import { type BlockProtocolRpc, FAKE_PROTOCOL_RPC } from "./block-protocols.ts";
@@ -121,17 +121,25 @@ function directories(): (protocol: BlockProtocolRpc, next: BlockProtocolRpc) => 
 /** Registers the block subtree, resolving `<block_id>` on each request (404 if unknown). */
 export function blockServices(shell: ShellView): Directory<void> {
   const dirOf = directories();
+  // A block's subtree and context never change: one per block object, shared by its requests
+  // (`head` is resolved on each request; only what it resolves to is looked up here).
+  const mounted = new WeakMap<Block, Mounted<BlockCtx>>();
   return new Directory().dynamic(
     ["chains", chainArg, "blocks", blockArg],
     ([c, id]) => {
       const chain = chainOf(shell, c);
       const block = chain.resolve(id);
       if (block === undefined) return undefined;
-      const isGenesis = block.hash === chain.genesis.hash;
-      const protocol = isGenesis ? FAKE_PROTOCOL_RPC : shell.blockRpc(block.info.protocol);
-      const next = shell.blockRpc(block.info.next_protocol);
-      if (protocol === undefined || next === undefined) return undefined;
-      return mount(dirOf(protocol, next), { shell, chain, block });
+      let m = mounted.get(block);
+      if (m === undefined || m.ctx.chain !== chain) {
+        const isGenesis = block.hash === chain.genesis.hash;
+        const protocol = isGenesis ? FAKE_PROTOCOL_RPC : shell.blockRpc(block.info.protocol);
+        const next = shell.blockRpc(block.info.next_protocol);
+        if (protocol === undefined || next === undefined) return undefined;
+        m = mount(dirOf(protocol, next), { shell, chain, block });
+        mounted.set(block, m);
+      }
+      return m;
     },
     "All the RPCs which are specific to a block.",
   );

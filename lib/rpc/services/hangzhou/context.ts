@@ -12,7 +12,7 @@ import { contractIdBytes } from "../../../encoding/keys.ts";
 import { option } from "../../../encoding/union.ts";
 import { ProtoContext } from "../../../protocols/hangzhou/storage/proto-context.ts";
 import type { Block } from "../../../shell/chain.ts";
-import { makeArg, type Arg } from "../../arg.ts";
+import { makeArg, rememberParses, type Arg } from "../../arg.ts";
 import { ocamlQuote, parseOcamlInt } from "../../ocaml.ts";
 import type { BlockCtx } from "../block-context.ts";
 import { blockContext } from "../shell-blocks.ts";
@@ -59,13 +59,13 @@ export function octezListOrder<T>(contextOrder: readonly T[]): T[] {
 export const pkhArg: Arg<string> = makeArg({
   name: "pkh",
   descr: "A Secp256k1 of a Ed25519 public key hash (Base58Check-encoded)",
-  parse(text) {
+  parse: rememberParses((text) => {
     try {
       return formatPublicKeyHash(parsePublicKeyHash(text));
     } catch {
       throw new Error(`failed to decode Base58Check-encoded data (Signature.Public_key_hash): ${ocamlQuote(text)}`);
     }
-  },
+  }),
   print: (v) => v,
 });
 
@@ -73,10 +73,10 @@ export const pkhArg: Arg<string> = makeArg({
 export const contractArg: Arg<string> = makeArg({
   name: "contract_id",
   descr: "A contract identifier encoded in b58check.",
-  parse(text) {
+  parse: rememberParses((text) => {
     if (contractIdBytes(text) === undefined) throw new Error("Cannot parse contract id");
     return text;
-  },
+  }),
   print: (v) => v,
 });
 

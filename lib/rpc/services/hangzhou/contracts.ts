@@ -60,6 +60,27 @@ function ifExists<T>(ctx: BlockCtx, contract: string, f: (pc: ProtoContext) => T
   return contractExists(pc, contract) ? f(pc) : undefined;
 }
 
+/** Balances read at a block, per contract (`null`: no such contract), at most 4096 per block. */
+const balances = new WeakMap<ProtoContext, Map<string, bigint | null>>();
+
+/**
+ * The balance of a contract at a block, `undefined` when it does not exist. A block's context
+ * never changes: each block remembers the balances asked of it, which spares reading them from
+ * the context's tree again (a `head` request resolves `head` first, so it reads the new head's).
+ */
+function balanceAt(ctx: BlockCtx, contract: string): bigint | undefined {
+  const pc = protoContextOf(ctx);
+  let known = balances.get(pc);
+  if (known === undefined) balances.set(pc, (known = new Map()));
+  let balance = known.get(contract);
+  if (balance === undefined) {
+    balance = contractExists(pc, contract) ? getBalance(pc, contract) : null;
+    if (known.size >= 4096) known.clear();
+    known.set(contract, balance);
+  }
+  return balance ?? undefined;
+}
+
 /** The status of a contract (`info`, its script in Readable form), `undefined` when it does not exist. */
 export function contractInfoAt(ctx: BlockCtx, contract: string): ContractInfo | undefined {
   return ifExists(ctx, contract, (pc) => {
@@ -98,7 +119,7 @@ export function contractsServices(): Directory<BlockCtx> {
       description: "Access the balance of a contract.",
       output: mutez,
       optional: true,
-      handler: ({ ctx, params: [c] }) => ifExists(ctx, c, (pc) => getBalance(pc, c)),
+      handler: ({ ctx, params: [c] }) => balanceAt(ctx, c),
     }),
     service({
       method: "GET",
