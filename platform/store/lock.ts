@@ -1,12 +1,17 @@
 /**
  * The data directory's lock: a file of its own, `<dir>/lock`, created exclusively (O_EXCL) and
- * holding the owner's pid. LMDB lets several processes share one environment, which for a node
- * would mean two chains fighting over one head; this lock makes the second node refuse to start.
+ * holding the owner's pid and, where the system tells it (Linux's `/proc`), the owner's start
+ * time. LMDB lets several processes share one environment, which for a node would mean two
+ * chains fighting over one head; this lock makes the second node refuse to start. (Octez takes a
+ * `lockf` lock, which dies with its process; Node, Bun and Deno have no such call, so the lock
+ * checks its owner instead.)
  *
- * A lock left by a process that no longer exists (killed, crashed) is taken over. A lock whose
- * pid is alive (including this very process) is refused with an Error naming the directory, the
- * pid and the lock file. A dead pid reused by an unrelated process makes the lock look live: the
- * message says which file to remove.
+ * A lock left by a process that no longer exists (killed, crashed) is taken over, also when the
+ * killed process is still a zombie that its parent has not reaped (`/proc/<pid>/stat` state `Z`
+ * or `X`), and when its pid now belongs to another process (the start time differs). A lock
+ * whose owner is alive (including this very process) is refused with an Error naming the
+ * directory, the pid and the lock file. Without `/proc`, a dead pid reused by an unrelated
+ * process makes the lock look live: the message says which file to remove.
  * @module
  */
 import { mkdir, open, readFile, unlink } from "node:fs/promises";
@@ -36,11 +41,12 @@ export async function acquireDataDirLock(dir: string): Promise<DataDirLock> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, LOCK_FILE_NAME);
   const pid = process.pid;
+  const started = (await processStat(pid))?.started;
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const file = await open(path, "wx");
       try {
-        await file.writeFile(`${pid}\n`);
+        await file.writeFile(started === undefined ? `${pid}\n` : `${pid} ${started}\n`);
         await file.sync();
       } finally {
         await file.close();
@@ -49,20 +55,20 @@ export async function acquireDataDirLock(dir: string): Promise<DataDirLock> {
     } catch (e) {
       if (errorCode(e) !== "EEXIST") throw e;
     }
-    const owner = await readPid(path);
+    const owner = await readOwner(path);
     if (owner === undefined) continue; // removed meanwhile: try again
-    if (owner === 0 && attempt < 10) {
+    if (owner.pid === 0 && attempt < 10) {
       // Empty: its owner may be between creating and writing it. Wait; if it stays empty, its
       // writer died in between and the lock is stale.
       await new Promise((resolve) => setTimeout(resolve, 50));
       continue;
     }
-    if (owner !== 0 && (owner === pid || isAlive(owner))) {
-      throw new Error(`Data directory ${dir} is already in use by process ${owner} (lock file ${path})`);
+    if (owner.pid !== 0 && (owner.pid === pid || (await isAlive(owner)))) {
+      throw new Error(`Data directory ${dir} is already in use by process ${owner.pid} (lock file ${path})`);
     }
     // Stale: its process is gone. Check once more right before removing it, to narrow the
     // window in which another process could have taken it over in between.
-    if ((await readPid(path)) === owner) await unlink(path).catch(ignoreMissing);
+    if ((await readOwner(path))?.text === owner.text) await unlink(path).catch(ignoreMissing);
   }
   throw new Error(`Could not take the lock of data directory ${dir} (lock file ${path}): it keeps changing hands`);
 }
@@ -74,12 +80,20 @@ function makeLock(path: string, pid: number): DataDirLock {
     async release() {
       if (released) return;
       released = true;
-      if ((await readPid(path)) === pid) await unlink(path).catch(ignoreMissing);
+      if ((await readOwner(path))?.pid === pid) await unlink(path).catch(ignoreMissing);
     },
   };
 }
 
-async function readPid(path: string): Promise<number | undefined> {
+/** Who holds the lock file: its pid (0 for an empty or garbled file) and start time, if written. */
+interface Owner {
+  readonly pid: number;
+  readonly started?: string;
+  /** The file's text, to tell whether it changed. */
+  readonly text: string;
+}
+
+async function readOwner(path: string): Promise<Owner | undefined> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -87,20 +101,49 @@ async function readPid(path: string): Promise<number | undefined> {
     if (errorCode(e) === "ENOENT") return undefined;
     throw e;
   }
-  const pid = Number.parseInt(text.trim(), 10);
+  const [first, started] = text.trim().split(/\s+/);
+  const pid = Number.parseInt(first ?? "", 10);
   // 0 stands for an empty or garbled file (pid 0 is never a node's).
-  return Number.isInteger(pid) && pid > 0 ? pid : 0;
+  return { pid: Number.isInteger(pid) && pid > 0 ? pid : 0, ...(started === undefined ? {} : { started }), text };
 }
 
-/** Whether a process with this pid exists (signal 0 checks without sending anything). */
-function isAlive(pid: number): boolean {
-  if (pid <= 0) return false;
+/**
+ * A process's state letter and start time (clock ticks after boot) from Linux's
+ * `/proc/<pid>/stat`; `undefined` where there is no such file (no process, or no `/proc`).
+ */
+async function processStat(pid: number): Promise<{ state: string; started: string } | undefined> {
+  let text: string;
   try {
-    process.kill(pid, 0);
+    text = await readFile(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (command) state ppid ...": the command may hold spaces and parentheses
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const started = fields[19]; // field 22 of the line
+  return state === undefined || started === undefined ? undefined : { state, started };
+}
+
+/**
+ * Whether the lock's owner still runs: its `/proc` entry says so (not a zombie, not dead, and
+ * started when the lock says), or, without `/proc`, signal 0 reaches its pid.
+ */
+async function isAlive(owner: Owner): Promise<boolean> {
+  if (owner.pid <= 0) return false;
+  const stat = await processStat(owner.pid);
+  if (stat !== undefined) return stat.state !== "Z" && stat.state !== "X" && (owner.started === undefined || owner.started === stat.started);
+  if (await hasProc()) return false; // a `/proc` without that entry: no such process
+  try {
+    process.kill(owner.pid, 0);
     return true;
   } catch (e) {
     return errorCode(e) === "EPERM"; // exists, owned by someone else
   }
+}
+
+async function hasProc(): Promise<boolean> {
+  return (await processStat(process.pid)) !== undefined;
 }
 
 function errorCode(e: unknown): string | undefined {

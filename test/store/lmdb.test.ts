@@ -2,13 +2,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { key, prefixRange, readU32 } from "../../lib/store/tables.ts";
 import { LOCK_FILE_NAME } from "../../platform/store/lock.ts";
 import { openLmdbStore } from "../../platform/store/lmdb.ts";
 import { runStoreConformance } from "./conformance.ts";
-import { runFixture, startFixture } from "./spawn.ts";
+import { repoRoot, runFixture, runtimeCommand, startFixture } from "./spawn.ts";
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -33,7 +35,9 @@ test.after(removeDirs);
 test("open writes the pid lock file and close removes it", async () => {
   const dir = await tempDir();
   const store = await openLmdbStore(dir);
-  assert.is((await readFile(join(dir, LOCK_FILE_NAME), "utf8")).trim(), String(process.pid));
+  const own = (await readFile(`/proc/${process.pid}/stat`, "utf8").catch(() => undefined))?.split(") ")[1]!.split(" ")[19];
+  // the pid, and where /proc tells it, the start time
+  assert.is((await readFile(join(dir, LOCK_FILE_NAME), "utf8")).trim(), own === undefined ? String(process.pid) : `${process.pid} ${own}`);
   await store.close();
   try {
     await readFile(join(dir, LOCK_FILE_NAME));
@@ -80,8 +84,57 @@ test("a stale lock left by a dead process is taken over", async () => {
   await new Promise((resolve) => exited.on("close", resolve));
   await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
   const store = await openLmdbStore(dir);
-  assert.is((await readFile(join(dir, LOCK_FILE_NAME), "utf8")).trim(), String(process.pid));
+  assert.is((await readFile(join(dir, LOCK_FILE_NAME), "utf8")).split(" ")[0]!.trim(), String(process.pid));
   await store.close();
+});
+
+test("a lock whose owner was killed with SIGKILL and is still a zombie is taken over at once", async () => {
+  const dir = await tempDir();
+  // The holder's parent is a shell that `exec`s into sleep, which never reaps it: once killed,
+  // the holder stays a zombie, its pid still taken, until the sleep ends.
+  const [cmd, args] = runtimeCommand(fileURLToPath(new URL("./fixtures/lmdb-hold.ts", import.meta.url)), [dir]);
+  const quoted = [cmd, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const parent = spawn("sh", ["-c", `${quoted} & exec sleep 60`], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const holder = await new Promise<number>((resolve, reject) => {
+      let out = "";
+      parent.on("error", reject);
+      parent.stdout!.on("data", (d) => {
+        out += d;
+        const m = /held (\d+)/.exec(out);
+        if (m !== null) resolve(Number(m[1]));
+      });
+    });
+    process.kill(holder, "SIGKILL");
+    let state = "";
+    for (let i = 0; i < 100 && state !== "Z"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      state = (await readFile(`/proc/${holder}/stat`, "utf8").catch(() => "")).split(") ")[1]?.[0] ?? "";
+    }
+    assert.is(state, "Z", "the killed holder is a zombie");
+    const store = await openLmdbStore(dir);
+    assert.is((await readFile(join(dir, LOCK_FILE_NAME), "utf8")).split(" ")[0]!.trim(), String(process.pid));
+    await store.close();
+  } finally {
+    parent.kill("SIGKILL");
+  }
+});
+
+test("a lock whose pid now belongs to another process (another start time) is taken over", async () => {
+  const dir = await tempDir();
+  // our parent's pid with a start time it does not have
+  await writeFile(join(dir, LOCK_FILE_NAME), `${process.ppid} 1\n`);
+  const store = await openLmdbStore(dir);
+  await store.close();
+  // and with its own start time the same lock is refused
+  const own = (await readFile(`/proc/${process.ppid}/stat`, "utf8")).split(") ")[1]!.split(" ")[19];
+  await writeFile(join(dir, LOCK_FILE_NAME), `${process.ppid} ${own}\n`);
+  try {
+    await openLmdbStore(dir);
+    assert.unreachable("the lock of a live owner should be refused");
+  } catch (e) {
+    assert.match((e as Error).message, `already in use by process ${process.ppid}`);
+  }
 });
 
 test("after kill -9 during a stream of writes, the store reopens with every batch whole", async () => {
