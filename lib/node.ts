@@ -9,6 +9,7 @@ import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
 import { sandboxParameters } from "./protocols/hangzhou/sandbox-parameters.ts";
+import { parseProtocolParameters } from "./protocols/hangzhou/constants.ts";
 import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
 import type { Protocol } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
@@ -85,6 +86,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const validator = new BlockValidator(chain, (h) => embedded.get(h));
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
+  if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
   if (options.activate !== false && chain.head.hash === chain.genesis.hash) {
     await activateProtocol({
       chain,
@@ -139,4 +141,17 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await kv.close();
     },
   };
+}
+
+/**
+ * Refuses protocol parameters that Hangzhou cannot read, naming the field, before anything is
+ * activated (the activation block would fail with a bare `failure`).
+ */
+function checkParameters(parameters: Record<string, unknown>): void {
+  try {
+    parseProtocolParameters(parameters as Json);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new RangeError(`Invalid protocol parameters: ${why}`, { cause: e });
+  }
 }

@@ -110,4 +110,23 @@ test("preapply refuses protocol data for another protocol with a 400, and a miss
   }
 });
 
+test("protocol parameters Hangzhou cannot read are refused at start, naming the field", async () => {
+  const { sandboxParameters } = await import("../../lib/protocols/hangzhou/sandbox-parameters.ts");
+  const cases: [Record<string, unknown>, string][] = [
+    [{ ...sandboxParameters(), preserved_cycles: "two" }, "preserved_cycles"],
+    [{ ...sandboxParameters(), time_between_blocks: ["1", "x"] }, "time_between_blocks.1"],
+    [(({ blocks_per_cycle: _, ...rest }) => rest)(sandboxParameters()), "blocks_per_cycle"],
+  ];
+  for (const [parameters, field] of cases) {
+    try {
+      await createNode({ protocolParameters: parameters, bake: { mode: "manual" } });
+      assert.unreachable(`parameters with a bad ${field} should be refused`);
+    } catch (e) {
+      assert.instance(e, RangeError);
+      assert.ok((e as Error).message.startsWith("Invalid protocol parameters: "), (e as Error).message);
+      assert.ok((e as Error).message.endsWith(`(at ${field})`), (e as Error).message);
+    }
+  }
+});
+
 test.run();
