@@ -26,7 +26,7 @@ import { Chain } from "./shell/chain.ts";
 import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
 import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
-import type { KeyValueStore } from "./store/kv.ts";
+import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
 
 /** How the sandbox baker produces blocks. */
@@ -53,6 +53,12 @@ export interface NodeOptions {
   protocolParameters?: Record<string, unknown>;
   /** The chain's genesis; Octez's sandbox genesis when absent. */
   genesis?: GenesisConfig;
+  /**
+   * Called once when the store refuses a write (a full disk, a read-only device): the baker has
+   * stopped, the store holds the last complete block, and the node should be closed. Without it
+   * the message goes to `console.error`.
+   */
+  onFatal?: (error: StoreWriteError) => void;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -75,7 +81,15 @@ export interface TezosNode {
  * ```
  */
 export async function createNode(options: NodeOptions = {}): Promise<TezosNode> {
-  const kv = options.store ?? new MemoryStore();
+  let baker: Baker | undefined;
+  let failed = false;
+  const kv = reportingWriteFailures(options.store ?? new MemoryStore(), (error) => {
+    if (failed) return;
+    failed = true;
+    void baker?.stop();
+    if (options.onFatal !== undefined) options.onFatal(error);
+    else console.error(error.message);
+  });
   const genesis = options.genesis ?? SANDBOX_GENESIS;
   const prepareGenesis = (ctx: Context) =>
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
@@ -99,7 +113,6 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   // The mempool: each applied operation asks the baker for a block (auto mode); the baker takes
   // the applied operations but the endorsements of its own delegates, which it makes itself.
   const plugins = new Map<string, MempoolPlugin>([[hangzhouMempoolPlugin.protocol, hangzhouMempoolPlugin]]);
-  let baker: Baker | undefined;
   const prevalidator = new Prevalidator({
     chain,
     validator,
@@ -154,4 +167,21 @@ function checkParameters(parameters: Record<string, unknown>): void {
     const why = e instanceof Error ? e.message : String(e);
     throw new RangeError(`Invalid protocol parameters: ${why}`, { cause: e });
   }
+}
+
+/** `kv`, telling `report` of each write it refuses with a {@link StoreWriteError} (then rethrown). */
+function reportingWriteFailures(kv: KeyValueStore, report: (error: StoreWriteError) => void): KeyValueStore {
+  return {
+    get: (key) => kv.get(key),
+    range: (range) => kv.range(range),
+    close: () => kv.close(),
+    async write(ops) {
+      try {
+        await kv.write(ops);
+      } catch (e) {
+        if (e instanceof StoreWriteError) report(e);
+        throw e;
+      }
+    },
+  };
 }

@@ -62,6 +62,10 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     protocolParameters,
   };
   let node: TezosNode;
+  // A write the store refuses (full disk, read-only device) ends the node: one line, exit 1; the
+  // store keeps its last complete block for the next start.
+  let fatal: ((message: string) => void) | undefined;
+  nodeOptions.onFatal = (error) => (fatal ?? ((m: string) => fail(m)))(error.message);
   try {
     node = await createNode(nodeOptions);
   } catch (error) {
@@ -94,6 +98,23 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  // LMDB rejects a second, internal promise when a commit fails after all (the disk filled up
+  // between the space check and the write): the write's own failure is reported already.
+  process.on("unhandledRejection", (reason) => {
+    if ((reason as { commitError?: unknown } | null)?.commitError !== undefined) return;
+    process.stderr.write(`Unexpected error: ${messageOf(reason)}\n`);
+    process.exit(1);
+  });
+  fatal = (message) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${message}\n`);
+    void (async () => {
+      await server.close().catch(() => {});
+      await node.close().catch(() => {});
+      process.exit(1);
+    })();
+  };
 }
 
 const parametersSchema = z.record(z.string(), z.unknown());

@@ -36,3 +36,19 @@ export interface KeyValueStore {
   /** Flushes and releases the store; later calls throw. */
   close(): Promise<void>;
 }
+
+/**
+ * A write the store could not make (a full disk, a read-only or failing device): nothing of it
+ * was written, and the store still holds what it held. The node cannot go on without writing:
+ * `createNode` stops baking and reports it (`NodeOptions.onFatal`).
+ */
+export class StoreWriteError extends Error {
+  override name = "StoreWriteError";
+  /** Why, as far as the store can tell. */
+  readonly reason: "no_space" | "read_only" | "io";
+
+  constructor(message: string, reason: StoreWriteError["reason"], options?: { cause?: unknown }) {
+    super(message, options);
+    this.reason = reason;
+  }
+}

@@ -14,9 +14,14 @@
  */
 import { open, type RootDatabase } from "lmdb";
 import { join } from "node:path";
-import type { KeyValueStore, RangeOptions, WriteOp } from "../../lib/store/kv.ts";
+import { constants } from "node:fs";
+import { access, statfs } from "node:fs/promises";
+import { type KeyValueStore, type RangeOptions, StoreWriteError, type WriteOp } from "../../lib/store/kv.ts";
 import { checkKey, checkRangeOptions, checkWriteOps, closedError, isEmptyRange } from "../../lib/store/validate.ts";
 import { acquireDataDirLock, type DataDirLock } from "./lock.ts";
+
+/** Free bytes the data directory keeps beyond each write's own needs (see `#checkSpace`). */
+export const SPACE_RESERVE = 4 * 1024 * 1024;
 
 /** Name of the LMDB file inside the data directory. */
 export const LMDB_FILE_NAME = "store.mdb";
@@ -38,13 +43,18 @@ export interface LmdbStore extends KeyValueStore {
  * await store.close();
  */
 export async function openLmdbStore(dir: string): Promise<LmdbStore> {
-  const lock = await acquireDataDirLock(dir);
+  let lock: DataDirLock;
+  try {
+    lock = await acquireDataDirLock(dir);
+  } catch (e) {
+    throw dataDirError(dir, e);
+  }
   let db: RootDatabase<Uint8Array, Uint8Array>;
   try {
     db = open<Uint8Array, Uint8Array>({ path: join(dir, LMDB_FILE_NAME), encoding: "binary", keyEncoding: "binary" });
   } catch (e) {
     await lock.release();
-    throw e;
+    throw dataDirError(dir, e);
   }
   return new LmdbKeyValueStore(dir, db, lock);
 }
@@ -93,14 +103,38 @@ class LmdbKeyValueStore implements LmdbStore {
     if (ops.length === 0) return;
     const db = this.#db;
     const batch = ops.slice();
-    await db.transaction(() => {
-      for (const { key, value } of batch) {
-        if (value === undefined) db.removeSync(key);
-        else db.putSync(key, value);
-      }
-    });
-    // The commit above is visible; LMDB syncs it to disk after the fact (overlapping sync).
-    await db.flushed;
+    await this.#checkSpace(batch);
+    try {
+      await db.transaction(() => {
+        for (const { key, value } of batch) {
+          if (value === undefined) db.removeSync(key);
+          else db.putSync(key, value);
+        }
+      });
+      // The commit above is visible; LMDB syncs it to disk after the fact (overlapping sync).
+      await db.flushed;
+    } catch (e) {
+      throw await writeFailure(this.dir, e);
+    }
+  }
+
+  /**
+   * Refuses a write the disk has no room for, or a directory that became read-only, before LMDB
+   * starts it: LMDB reports those late, as an I/O error, after printing it and with a second
+   * promise rejected where nobody can catch it. Room means twice the bytes written (LMDB copies
+   * the pages it changes) plus {@link SPACE_RESERVE}.
+   */
+  async #checkSpace(batch: readonly WriteOp[]): Promise<void> {
+    let bytes = 0;
+    for (const op of batch) bytes += op.key.length + (op.value?.length ?? 0);
+    const free = await statfs(this.dir).then((s) => s.bavail * s.bsize, () => undefined);
+    if (free !== undefined && free < 2 * bytes + SPACE_RESERVE) {
+      throw new StoreWriteError(`No space left on device on the data directory ${this.dir}`, "no_space");
+    }
+    const denied = await access(this.dir, constants.W_OK).then(() => undefined, (e: { code?: string }) => e.code);
+    if (denied === "EROFS" || denied === "EACCES" || denied === "EPERM") {
+      throw new StoreWriteError(`Read-only file system or no permission on the data directory ${this.dir}`, "read_only");
+    }
   }
 
   async close(): Promise<void> {
@@ -116,6 +150,42 @@ class LmdbKeyValueStore implements LmdbStore {
   #check(): void {
     if (this.#closed) throw closedError(`LMDB store ${this.dir}`);
   }
+}
+
+/** A data directory that cannot be used, said in one line (or `e` itself when it says it already). */
+function dataDirError(dir: string, e: unknown): unknown {
+  switch ((e as { code?: unknown } | null)?.code) {
+    case "EROFS":
+    case "EACCES":
+    case "EPERM":
+      return new Error(`Read-only file system or no permission on the data directory ${dir}`, { cause: e });
+    case "EEXIST":
+    case "ENOTDIR":
+      return new Error(`The data directory ${dir} is not a directory`, { cause: e });
+    case "ENOSPC":
+      return new Error(`No space left on device on the data directory ${dir}`, { cause: e });
+    default:
+      return e;
+  }
+}
+
+/**
+ * What a failed commit means, in one line: LMDB reports a full disk as an I/O error, so the free
+ * space of the data directory tells. (The commit's own `commitError` promise is handled here, so
+ * that it never surfaces as an unhandled rejection.)
+ */
+async function writeFailure(dir: string, e: unknown): Promise<StoreWriteError> {
+  const inner = (e as { commitError?: Promise<unknown> } | null)?.commitError;
+  const cause = inner === undefined ? e : await inner.then(() => e, (c: unknown) => c);
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === "EROFS" || code === "EACCES" || code === "EPERM" || code === 30 || code === 13) {
+    return new StoreWriteError(`Read-only file system or no permission on the data directory ${dir}`, "read_only", { cause });
+  }
+  const free = await statfs(dir).then((s) => s.bavail * s.bsize, () => undefined);
+  if (code === "ENOSPC" || code === 28 || (free !== undefined && free < 1024 * 1024)) {
+    return new StoreWriteError(`No space left on device on the data directory ${dir}`, "no_space", { cause });
+  }
+  return new StoreWriteError(`Cannot write to the data directory ${dir}: ${cause instanceof Error ? cause.message : String(cause)}`, "io", { cause });
 }
 
 /** A plain Uint8Array view of the bytes (LMDB hands out Buffers, which compare unequal in tests). */
