@@ -1,31 +1,81 @@
 /**
- * Every bench, one after the other (`npm run bench`): HTTP requests per second (`http.ts`), blocks
- * baked and validated per second (`chain.ts`), operations (`operations.ts`), the Michelson interpreter
- * and big map calls (`michelson.ts`), then the context store (`context.ts`, when present).
- * See `docs/bench.md`.
+ * The benches (`npm run bench`, i.e. `tsx bench/all.ts`). See `docs/bench.md`.
+ *
+ * Without arguments, every bench of the default run, one after the other: HTTP requests per second
+ * (`http.ts`), blocks baked and validated per second (`chain.ts`), operations (`operations.ts`),
+ * the Michelson interpreter and big map calls (`michelson.ts`), then the context store
+ * (`context.ts`, when present). The load bench (`load.ts`, a node process under transfers for
+ * about a minute per mode) is not part of the default run: ask for it by name.
+ *
+ * With a bench's name first, only that bench, with the rest of the command line as its arguments:
+ *
+ * ```sh
+ * npm run bench -- load --sources 64 --seconds 20 --invalid 0,0.05   # see bench/load.ts
+ * npm run bench -- http [path…]
+ * npm run bench -- chain [blocks]
+ * npm run bench -- michelson [iterations]
+ * npm run bench -- operations
+ * npm run bench -- context
+ * ```
+ *
+ * Each bench module is imported only when it runs (the load bench's process must not hold a node).
  * @module
  */
 import { existsSync } from "node:fs";
-import { benchChain } from "./chain.ts";
-import { benchHttp } from "./http.ts";
-import { benchOperations } from "./operations.ts";
-import { benchMichelson } from "./michelson.ts";
+import process from "node:process";
 
-console.log("== HTTP");
-await benchHttp();
+/** The benches by name: how each runs with its arguments, and whether the default run has it. */
+const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: boolean; run(args: readonly string[]): Promise<unknown> }> = {
+  http: {
+    title: "HTTP",
+    inDefaultRun: true,
+    run: async (args) => (await import("./http.ts")).benchHttp(args.length === 0 ? {} : { paths: args }),
+  },
+  chain: {
+    title: "Chain",
+    inDefaultRun: true,
+    run: async ([blocks]) => (await import("./chain.ts")).benchChain(blocks === undefined ? {} : { blocks: Number(blocks) }),
+  },
+  operations: {
+    title: "Operations",
+    inDefaultRun: true,
+    run: async () => (await import("./operations.ts")).benchOperations(),
+  },
+  michelson: {
+    title: "Michelson",
+    inDefaultRun: true,
+    run: async ([iterations]) => (await import("./michelson.ts")).benchMichelson(iterations === undefined ? undefined : Number(iterations)),
+  },
+  context: {
+    title: "Context",
+    inDefaultRun: true,
+    run: async () => {
+      const context = new URL("./context.ts", import.meta.url);
+      if (!existsSync(context)) return console.log("(no bench/context.ts)");
+      const { benchContext } = (await import(context.href)) as { benchContext(): Promise<unknown> };
+      return benchContext();
+    },
+  },
+  load: {
+    title: "Load",
+    inDefaultRun: false,
+    run: async (args) => (await import("./load.ts")).runLoadCli(args),
+  },
+};
 
-console.log("\n== Chain");
-await benchChain();
-
-console.log("\n== Operations");
-await benchOperations();
-
-console.log("\n== Michelson");
-await benchMichelson();
-
-const context = new URL("./context.ts", import.meta.url);
-if (existsSync(context)) {
-  console.log("\n== Context");
-  const { benchContext } = (await import(context.href)) as { benchContext(): Promise<unknown> };
-  await benchContext();
+const [name, ...args] = process.argv.slice(2);
+if (name === undefined) {
+  let first = true;
+  for (const bench of Object.values(BENCHES)) {
+    if (!bench.inDefaultRun) continue;
+    console.log(`${first ? "" : "\n"}== ${bench.title}`);
+    first = false;
+    await bench.run([]);
+  }
+  console.log("\n(The load bench is not part of this run: `npm run bench -- load [options]`, see docs/bench.md.)");
+} else if (Object.hasOwn(BENCHES, name)) {
+  await BENCHES[name]!.run(args);
+} else {
+  console.error(`Unknown bench ${JSON.stringify(name)}; one of: ${Object.keys(BENCHES).join(", ")} (none: the default run)`);
+  process.exitCode = 1;
 }
