@@ -5,7 +5,9 @@
  *
  * - `auto`: on {@link Baker.start}, bakes what a fresh sandbox needs so that `head~2` is a live
  *   branch (up to level 3, also later if the activation arrives after the start); then one block
- *   each time {@link Baker.notify} says operations wait (a prevalidator calls it); nothing while idle.
+ *   each time {@link Baker.notify} says operations wait (a prevalidator calls it), as long as
+ *   the block's timestamp stays within {@link AUTO_MAX_LEAD_SECONDS} of the clock (beyond, at
+ *   the clock's pace); nothing while idle.
  * - `interval`: one block at each mark, every `seconds` from the start (heads that are not
  *   Hangzhou's yet are skipped); a long bake delays the next block, not the marks after it.
  * - `manual`: only {@link Baker.bake} / {@link Baker.bakeMany} (and the `/sandbox/bake` RPC).
@@ -33,6 +35,13 @@ import { NonceStore } from "./nonces.ts";
 
 /** The level a fresh sandbox bakes up to in `auto` mode, so that `head~2` is a live branch. */
 export const AUTO_START_LEVEL = 3;
+
+/**
+ * How far ahead of the clock `auto` mode lets block timestamps go: a burst of operations (a test
+ * suite) gets a block each at once, a steady stream gets one block a second, the clock's pace,
+ * rather than timestamps drifting into the future without bound.
+ */
+export const AUTO_MAX_LEAD_SECONDS = 30;
 
 /** The most blocks one {@link Baker.bakeMany} call bakes. */
 export const MAX_BAKE_COUNT = 10_000;
@@ -160,7 +169,21 @@ class SandboxBaker implements Baker {
     this.notifyQueued = true;
     this.run(async () => {
       this.notifyQueued = false;
-      if (this.started && this.canBake(this.chain.head)) await this.bakeOne();
+      if (!this.started || !this.canBake(this.chain.head)) return;
+      // Blocks are at least a second apart: under a stream of operations the timestamps would
+      // run ahead of the clock without bound. Past AUTO_MAX_LEAD_SECONDS, wait for the clock
+      // (the operations keep gathering in the mempool and go in the next block).
+      const wait = (this.chain.head.header.timestamp + 1 - AUTO_MAX_LEAD_SECONDS) * 1000 - this.env.now();
+      if (wait > 0) {
+        this.notifyQueued = true;
+        this.timer = this.timers.setTimeout(() => {
+          this.timer = undefined;
+          this.notifyQueued = false;
+          this.notify();
+        }, wait);
+        return;
+      }
+      await this.bakeOne();
     }).catch(this.onError);
   }
 
@@ -211,6 +234,7 @@ class SandboxBaker implements Baker {
     if (this.started) return;
     this.started = true;
     this.lastMark = undefined;
+    this.notifyQueued = false;
     // Whatever the mode, a fresh sandbox is made usable at once: a client's operations need a
     // live branch two blocks back, so the baker tops the chain up to level 3 (and does so as
     // soon as an activation arrives later).

@@ -23,7 +23,8 @@
  * Every monitor stream ends then, as Octez's do (clients reconnect and get the new mempool).
  *
  * Each operation is applied on a fork of the validation state, kept only when the operation is
- * applied: a failure leaves the state as it was, and nothing is applied twice on one head.
+ * applied: a failure leaves the state as it was, and nothing is applied twice on one head. An
+ * injection is classified after the operations already pending, which arrived before it.
  * All requests (injections, heads, bans, batches) run one at a time, as in Octez's worker.
  *
  * @example
@@ -280,13 +281,14 @@ export class Prevalidator {
       throw failWith(`Invalid operation ${shell.hash}: ${printTrace(traceOf(e))}.`);
     }
     if (force) {
+      await this.catchUp();
       this.record(await this.classify(op));
       return;
     }
-    const s = this.state!;
-    if (!s.liveBlocks.has(shell.branch)) {
+    if (!this.state!.liveBlocks.has(shell.branch)) {
       throw failWith(`Operation ${shell.hash} is branched on a block ${shell.branch} which is too old`);
     }
+    await this.catchUp();
     const outcome = await this.classify(op);
     if (outcome.classification !== "applied") {
       throw failWith(`Error while applying operation ${op.hash}:\n${printTrace(outcome.trace ?? [])}`);
@@ -337,6 +339,18 @@ export class Prevalidator {
     for (const { op } of todo.slice(0, limit)) {
       if (!this.pendingOps.delete(op.hash)) continue;
       this.record(await this.classify(op));
+    }
+  }
+
+  /**
+   * Classifies every pending operation before a new one, since they arrived first (a client's
+   * next counter waits for its previous operation, classified again after a new head): a batch at
+   * a time, the event loop turning between batches so that RPCs go on.
+   */
+  private async catchUp(): Promise<void> {
+    while (this.pendingOps.size > 0 && !this.stopped) {
+      await this.processPending(OPERATIONS_BATCH_SIZE);
+      if (this.pendingOps.size > 0) await new Promise((resolve) => setTimeout(resolve, 0));
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AUTO_START_LEVEL, createBaker, type Timers } from "../../lib/baker/baker.ts";
+import { AUTO_MAX_LEAD_SECONDS, AUTO_START_LEVEL, createBaker, type Timers } from "../../lib/baker/baker.ts";
 import type { BakedBlock } from "../../lib/baker/block.ts";
 import { bootstrapSecretKeys } from "../../lib/baker/keys.ts";
 import { ACTIVATION_TIME, openSandbox } from "./sandbox.ts";
@@ -103,6 +103,37 @@ test("an auto baker does not bake on notifications before start or after stop", 
     await baker.stop();
     assert.is(sb.chain.head.header.level, 3);
   } finally {
+    await sb.close();
+  }
+});
+
+test("auto mode lets block timestamps run at most AUTO_MAX_LEAD_SECONDS ahead of the clock, then bakes at the clock's pace", async () => {
+  const sb = await openSandbox();
+  const timers = new FakeTimers();
+  let t = now();
+  const clock = () => t;
+  const baker = createBaker({ chain: sb.chain, validator: sb.validator, keys: bootstrapSecretKeys(), now: clock, timers, onError: (e) => assert.unreachable(String(e)) });
+  try {
+    await baker.start();
+    const sub = baker.baked.subscribe();
+    // the start-up blocks end 3 s ahead; each block at least a second after the last
+    assert.is(sb.chain.head.header.timestamp - t / 1000, 3);
+    for (let ahead = 4; ahead <= AUTO_MAX_LEAD_SECONDS; ahead++) {
+      baker.notify();
+      assert.is((await next(sub)).timestamp - t / 1000, ahead);
+    }
+    // one more second ahead would be too far: the baker waits for the clock
+    const level = sb.chain.head.header.level;
+    baker.notify();
+    assert.is((await timers.armed()).ms, 1000);
+    assert.is(sb.chain.head.header.level, level);
+    t += 1000;
+    timers.fire();
+    assert.is((await next(sub)).timestamp - t / 1000, AUTO_MAX_LEAD_SECONDS);
+    assert.is(sb.chain.head.header.level, level + 1);
+    await sub.return!();
+  } finally {
+    await baker.stop();
     await sb.close();
   }
 });

@@ -286,6 +286,25 @@ Mempool("a full block: past the block's gas the injection is refused, a forced o
   assert.equal(sb.chain.operationHashes(next)[3], [hashOperation(sixth)]);
 });
 
+Mempool("after a new head an injection waits for the operations classified again: a source's next counter applies, a reused one is refused", async ({ sb }) => {
+  const src = BOOTSTRAP[2]!;
+  const k = protoCounter(sb, src.pkh) + 1n;
+  const first = await sb.prevalidator.inject(await transfer(sb, src, k));
+  // a block without it: the transfer waits to be classified again on the new head
+  const other = createBaker({ chain: sb.chain, validator: sb.validator, keys: BOOTSTRAP_SECRET_KEYS.slice(0, 4).map(parseSecretKey), mode: "manual" });
+  await other.bake();
+  await other.stop();
+  await sb.prevalidator.synced();
+  assert.equal(sb.prevalidator.view().unprocessed.map((o) => o.hash), [first]);
+  // the same counter again, another transfer: refused, the first one stays
+  const reused = await transfer(sb, src, k, 2000n);
+  const msg = await failureOf(sb.prevalidator.inject(reused));
+  assert.ok(msg.includes("counter_in_the_past"), msg);
+  // the next counter: applied after the first
+  const second = await sb.prevalidator.inject(await transfer(sb, src, k + 1n));
+  assert.equal(sb.prevalidator.view().applied.map((e) => e.op.hash), [first, second]);
+});
+
 Mempool.run();
 
 const Quota = suite<{ sb: MempoolSandbox; size: number }>("prevalidator quotas");
