@@ -64,6 +64,33 @@ const PLAIN_HEADERS: Readonly<Record<MediaType, Readonly<Record<string, string>>
 const BYTE_BODIES = (globalThis as { Deno?: unknown }).Deno === undefined;
 /** The JSON answers of `cache: true` services, per service and answer object, in the form bodies take. */
 const jsonCaches = new WeakMap<Service, WeakMap<object, string | Uint8Array>>();
+/** The same for answers that are not objects (a balance, a counter), per value: the last 1024 per service. */
+const jsonValueCaches = new WeakMap<Service, Map<unknown, string | Uint8Array>>();
+
+/** The JSON body of a `cache: true` service's answer, made once per answer object or value. */
+function cachedJson(svc: Service, result: unknown): string | Uint8Array {
+  if (typeof result === "object" && result !== null) {
+    let cache = jsonCaches.get(svc);
+    if (cache === undefined) jsonCaches.set(svc, (cache = new WeakMap()));
+    let body = cache.get(result);
+    if (body === undefined) cache.set(result, (body = jsonBody(svc, result)));
+    return body;
+  }
+  let cache = jsonValueCaches.get(svc);
+  if (cache === undefined) jsonValueCaches.set(svc, (cache = new Map()));
+  let body = cache.get(result);
+  if (body === undefined) {
+    body = jsonBody(svc, result);
+    if (cache.size >= 1024) cache.clear();
+    cache.set(result, body);
+  }
+  return body;
+}
+
+function jsonBody(svc: Service, result: unknown): string | Uint8Array {
+  const text = encodeBody(JSON_MEDIA, svc.output, result) as string;
+  return BYTE_BODIES ? UTF8.encode(text) : text;
+}
 
 /** A request target as the router reads it: segments, query, and the GET alias once resolved. */
 interface Target extends RequestTarget {
@@ -339,15 +366,8 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     if (result === undefined && svc.optional) return empty(404, headers);
     let payload: string | Uint8Array;
     try {
-      if (svc.cache && outMedia === JSON_MEDIA && result !== null && typeof result === "object") {
-        let cache = jsonCaches.get(svc);
-        if (cache === undefined) jsonCaches.set(svc, (cache = new WeakMap()));
-        let body = cache.get(result);
-        if (body === undefined) {
-          const text = encodeBody(JSON_MEDIA, svc.output, result) as string;
-          cache.set(result, (body = BYTE_BODIES ? UTF8.encode(text) : text));
-        }
-        payload = body;
+      if (svc.cache && outMedia === JSON_MEDIA && result !== null && result !== undefined && typeof result !== "function") {
+        payload = cachedJson(svc, result);
       } else payload = encodeBody(outMedia, svc.output, result);
     } catch (e) {
       return failed(outMedia, headers, e);

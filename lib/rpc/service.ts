@@ -66,7 +66,10 @@ interface ServiceSpecBase<P extends readonly PathItem[], Q, I, O> {
 /** A one-answer service. With `optional: true`, returning `undefined` answers 404. */
 export interface ServiceSpec<P extends readonly PathItem[], Q, I, O, C, Opt extends boolean> extends ServiceSpecBase<P, Q, I, O> {
   readonly optional?: Opt;
-  /** Cache the JSON text per returned object (by identity): for immutable values served often. */
+  /**
+   * Cache the JSON text per returned value (objects by identity, strings, numbers and bigints by
+   * value, the last 1024 of them): for immutable answers served often.
+   */
   readonly cache?: boolean;
   readonly handler: (call: ServiceCall<ParamsOf<P>, Q, I, C>) => Awaitable<Opt extends true ? O | undefined : O>;
 }

@@ -119,6 +119,7 @@ export function contractsServices(): Directory<BlockCtx> {
       description: "Access the balance of a contract.",
       output: mutez,
       optional: true,
+      cache: true,
       handler: ({ ctx, params: [c] }) => balanceAt(ctx, c),
     }),
     service({
