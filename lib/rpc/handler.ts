@@ -47,13 +47,16 @@ const EMPTY_QUERY = Object.freeze({});
 const UTF8 = new TextEncoder();
 const NOT_ACCEPTABLE_BODY = UTF8.encode(ACCEPTABLE);
 /**
- * The headers of an answer without CORS, one object per media type: the runtimes copy a
- * `Response`'s headers init, so one object serves every answer (frozen: nothing may change it).
+ * The headers of an answer without CORS, one object per media type: a `Response` copies its
+ * headers init, so one object serves every answer (frozen: nothing may change it). Under Bun a
+ * `Headers` object, which its `Response` copies faster than a record (0.27 against 0.41 µs);
+ * elsewhere a record: @hono/node-server would hand a `Headers` init out as the answer's own
+ * `headers`, and writes a record faster.
  */
-const PLAIN_HEADERS: Readonly<Record<MediaType, Readonly<Record<string, string>>>> = {
-  "application/json": Object.freeze({ "content-type": JSON_MEDIA }),
-  "application/octet-stream": Object.freeze({ "content-type": BINARY_MEDIA }),
-};
+const PLAIN_HEADERS: Readonly<Record<MediaType, HeadersInit>> =
+  (globalThis as { Bun?: unknown }).Bun === undefined
+    ? { "application/json": Object.freeze({ "content-type": JSON_MEDIA }), "application/octet-stream": Object.freeze({ "content-type": BINARY_MEDIA }) }
+    : { "application/json": new Headers({ "content-type": JSON_MEDIA }), "application/octet-stream": new Headers({ "content-type": BINARY_MEDIA }) };
 /**
  * Whether cached answers go out as UTF-8 bytes rather than as text. Bun and Node (through
  * @hono/node-server) write a byte body as it is, where a text body is encoded again for every
@@ -146,7 +149,7 @@ class Call {
   }
 }
 
-function empty(status: number, headers?: Record<string, string>): Response {
+function empty(status: number, headers?: HeadersInit): Response {
   return new Response(null, headers === undefined ? { status } : { status, headers });
 }
 
@@ -171,7 +174,7 @@ function safeTrace(e: unknown): readonly TraceItem[] {
   }
 }
 
-function failed(media: MediaType, headers: Record<string, string>, e: unknown): Response {
+function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
   return new Response(errorBody(media, safeTrace(e)) as BodyInit, { status: 500, headers });
 }
 
@@ -287,7 +290,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
       }
     }
 
-    let headers = PLAIN_HEADERS[outMedia] as Record<string, string>;
+    let headers = PLAIN_HEADERS[outMedia];
     if (origins.length > 0) {
       const origin = headersIn.get("origin");
       if (origin !== null) {
@@ -315,7 +318,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     body: unknown,
     request: Request,
     outMedia: MediaType,
-    headers: Record<string, string>,
+    headers: HeadersInit,
   ): Response | Promise<Response> {
     const producer = svc.stream ? new AbortController() : undefined;
     let result: unknown;
@@ -338,7 +341,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
   }
 
   /** The answer to a service that threw (or rejected): 404 for `NotFound`, else 500 with the trace. */
-  function failure(e: unknown, producer: AbortController | undefined, outMedia: MediaType, headers: Record<string, string>): Response {
+  function failure(e: unknown, producer: AbortController | undefined, outMedia: MediaType, headers: HeadersInit): Response {
     producer?.abort();
     if (e instanceof NotFound) return empty(404, headers);
     return failed(outMedia, headers, e);
@@ -351,7 +354,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     producer: AbortController | undefined,
     request: Request,
     outMedia: MediaType,
-    headers: Record<string, string>,
+    headers: HeadersInit,
   ): Response {
     if (producer !== undefined) {
       if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) {
