@@ -27,6 +27,8 @@ export interface NodeStart {
   readonly dir: string;
   /** The runtime (default `node`). */
   readonly runtime?: NodeRuntime;
+  /** Flags for the runtime itself, before the script (`--cpu-prof`, say). */
+  readonly runtimeFlags?: readonly string[];
   /** Milliseconds to wait for the "listening" line (default 120 000). */
   readonly startTimeoutMs?: number;
 }
@@ -108,7 +110,8 @@ export class NodeProcess {
   static async start(options: NodeStart): Promise<NodeProcess> {
     installExitHandlers();
     const runtime = options.runtime ?? "node";
-    const [command, args] = commandOf(runtime, options.dir);
+    const [command, script] = commandOf(runtime, options.dir);
+    const args = [...(runtime === "deno" ? script.slice(0, 2) : []), ...(options.runtimeFlags ?? []), ...(runtime === "deno" ? script.slice(2) : script)];
     const dataDir = options.store === "lmdb" ? mkdtempSync(join(tmpdir(), "tezos-load-bench-")) : undefined;
     const nodeArgs = [
       ...(dataDir === undefined ? ["--memory"] : ["--data-dir", dataDir]),

@@ -111,6 +111,8 @@ export interface LoadOptions {
   readonly runtime: NodeRuntime;
   /** Repository the node is started from (default: this one). */
   readonly nodeDir: string;
+  /** Flags for the node's runtime (`--runtime-flag`, repeatable). */
+  readonly runtimeFlags: readonly string[];
   /** Tez given to each source (default 1000). */
   readonly fund: number;
   /** Seconds between progress lines during the load (0: none; default 5). */
@@ -135,6 +137,7 @@ export const DEFAULT_LOAD_OPTIONS: LoadOptions = Object.freeze({
   store: "memory",
   runtime: "node",
   nodeDir: REPOSITORY,
+  runtimeFlags: [],
   fund: 1000,
   progress: 5,
   client: "http",
@@ -149,6 +152,7 @@ const USAGE = `Usage: npx tsx bench/load.ts [options]   (or: npm run bench -- lo
   --store memory|lmdb  node with --memory (default) or --data-dir on a temporary directory
   --runtime node|bun|deno  runtime of the node (default node; bun/deno from .tools/)
   --node-dir DIR     start the node from that checkout (default: this repository)
+  --runtime-flag F   a flag for the node's runtime, repeatable (e.g. --runtime-flag=--cpu-prof)
   --fund TEZ         tez given to each source (default 1000)
   --progress S       a progress line every S seconds during the load (0: none; default 5)
   --client http|fetch  HTTP client of the injections: node:http (default) or global fetch
@@ -222,6 +226,9 @@ export function parseLoadArgs(argv: readonly string[]): LoadOptions | "help" {
       }
       case "--node-dir":
         o.nodeDir = take();
+        break;
+      case "--runtime-flag":
+        o.runtimeFlags = [...o.runtimeFlags, take()];
         break;
       case "--fund":
         o.fund = number(flag, take(), 1);
@@ -1086,7 +1093,7 @@ async function injectInvalid(state: LoadState, s: SourceState): Promise<void> {
 /** One run: a fresh node in `mode`, setup, load, drain, figures. */
 async function runOnce(options: LoadOptions, mode: string, invalid: number): Promise<LoadResult> {
   const say = (text: string) => console.log(`[${mode}${invalid > 0 ? `, ${pct(invalid)} invalid` : ""}] ${text}`);
-  const node = await NodeProcess.start({ bake: mode, store: options.store, dir: options.nodeDir, runtime: options.runtime });
+  const node = await NodeProcess.start({ bake: mode, store: options.store, dir: options.nodeDir, runtime: options.runtime, runtimeFlags: options.runtimeFlags });
   say(`node ${node.pid} listening on ${node.url}`);
   const rpc = new Rpc(node.url, options.client);
   const follower = new HeadFollower(rpc);

@@ -2,6 +2,7 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
 import { type Baker, bootstrapSecretKeys, createBaker, keyRing } from "./baker/mod.ts";
@@ -81,6 +82,7 @@ export interface TezosNode {
  * ```
  */
 export async function createNode(options: NodeOptions = {}): Promise<TezosNode> {
+  await blake2bWasmReady; // the fast hashes from the first block on (noble's where WebAssembly is refused)
   let baker: Baker | undefined;
   let failed = false;
   const kv = reportingWriteFailures(options.store ?? new MemoryStore(), (error) => {

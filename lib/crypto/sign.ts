@@ -10,8 +10,7 @@ import { ecdsaSign, ecdsaVerify } from "./ecdsa.ts";
 import { ed25519SignAsync, ed25519Verify } from "./ed25519.ts";
 import { type PublicKey, type SecretKey, type Signature, PUBLIC_KEY_SIZE, SIGNATURE_SIZE } from "./keys.ts";
 import type { Watermark } from "./watermark.ts";
-import { toHex } from "../encoding/hex.ts";
-import { Lru } from "../encoding/lru.ts";
+import { byteString, Lru } from "../encoding/lru.ts";
 
 function bytesArg(name: string, value: unknown, size?: number): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
@@ -61,7 +60,12 @@ export async function verify(publicKey: PublicKey, signature: Signature, bytes: 
   const { curve, bytes: pk } = keyArg("publicKey", publicKey, (c) => PUBLIC_KEY_SIZE[c]);
   bytesArg("signature", signature, SIGNATURE_SIZE);
   const digest = signedDigest(bytes, watermark);
-  const id = `${curve}${toHex(pk)}${toHex(signature)}${toHex(digest)}`;
+  const key = new Uint8Array(1 + pk.length + signature.length + digest.length);
+  key[0] = curve === "ed25519" ? 0 : curve === "secp256k1" ? 1 : 2;
+  key.set(pk, 1);
+  key.set(signature, 1 + pk.length);
+  key.set(digest, 1 + pk.length + signature.length);
+  const id = byteString(key);
   if (verified.get(id) === true) return true;
   const valid = curve === "ed25519" ? await ed25519Verify(pk, digest, signature) : ecdsaVerify(curve, pk, digest, signature);
   if (valid) verified.set(id, true);

@@ -4,13 +4,13 @@
  * @module
  */
 import bs58check from "bs58check";
-import { toHex } from "./hex.ts";
-import { Lru } from "./lru.ts";
+import { byteString, Lru } from "./lru.ts";
 
 /**
  * The same addresses, keys and hashes are written and read again and again (a transfer's source
- * by the mempool, the block and every RPC): the recent conversions are kept, both ways. Only
- * texts that decode are kept.
+ * by the mempool, the block and every RPC): the recent conversions are kept, both ways (an
+ * encoding is also kept as a decoding). Only texts that decode are kept. Keep the returned bytes
+ * of a decoding unchanged: `b58tryDecode` hands out copies.
  */
 const encoded = new Lru<string, string>(16_384);
 const decoded = new Lru<string, Uint8Array>(16_384);
@@ -73,14 +73,15 @@ export function b58encode(k: Base58Kind, payload: Uint8Array): string {
   if (payload.length !== k.size) {
     throw new RangeError(`${k.name}: payload must be ${k.size} bytes, got ${payload.length}`);
   }
-  const id = k.name + toHex(payload);
-  const known = encoded.get(id);
-  if (known !== undefined) return known;
   const full = new Uint8Array(k.prefix.length + payload.length);
   full.set(k.prefix, 0);
   full.set(payload, k.prefix.length);
+  const id = byteString(full);
+  const known = encoded.get(id);
+  if (known !== undefined) return known;
   const text = bs58check.encode(full);
   encoded.set(id, text);
+  decoded.set(text, full);
   return text;
 }
 

@@ -52,3 +52,13 @@ export class Lru<K, V> {
     this.#young.set(key, value);
   }
 }
+
+/**
+ * `bytes` as a string of one character per byte: a key for {@link Lru} (and any `Map`) that is
+ * built in one call and hashed fast, unlike a hex string built piece by piece.
+ */
+export function byteString(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 4096) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+  return s;
+}

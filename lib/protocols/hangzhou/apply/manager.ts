@@ -29,6 +29,7 @@
  * maps are removed (`cleanup_temporaries`).
  * @module
  */
+import { Lru } from "../../../encoding/lru.ts";
 import { B58, b58decode, b58encode } from "../../../encoding/base58.ts";
 import { encodeBinary } from "../../../encoding/codec.ts";
 import {
@@ -206,11 +207,24 @@ function findSource(batch: readonly ManagerOperation[]): { source: string; key: 
   return { source, key };
 }
 
+/** The signed bytes of operations checked lately, by operation hash (see {@link signedOperationBytes}). */
+const signedBytes = new Lru<string, Uint8Array>(16_384);
+
 /**
  * The bytes the signature covers: branch ‖ contents as Hangzhou encodes them, or as received
- * when the client forged extra reveal bytes (the injected bytes minus the signature).
+ * when the client forged extra reveal bytes (the injected bytes minus the signature). Kept by
+ * operation hash: an operation is checked in the mempool and in its block.
  */
 export function signedOperationBytes(op: ShellOperation, contents: readonly OperationContents[]): Uint8Array {
+  let bytes = signedBytes.get(op.hash);
+  if (bytes === undefined) {
+    bytes = computeSignedBytes(op, contents);
+    signedBytes.set(op.hash, bytes);
+  }
+  return bytes;
+}
+
+function computeSignedBytes(op: ShellOperation, contents: readonly OperationContents[]): Uint8Array {
   const canonical = encodeBinary(unsignedOperation, { branch: op.branch, contents: [...contents] });
   if (op.proto.length < 64) return canonical;
   const branch = b58decode(B58.blockHash, op.branch);
