@@ -175,6 +175,35 @@ export type Resolution =
 const NOT_FOUND: Resolution = { kind: "not_found" };
 
 /**
+ * Where a walk from a directory node through a path went, up to a service's node or to a dynamic
+ * subtree (whose content is built again on each request): the nodes and parsed arguments depend
+ * on nothing but the segments, and a registration can only add places, never move one that a
+ * path already reaches. The arguments are frozen: requests share them.
+ */
+type Plan =
+  | { readonly kind: "found"; readonly from: number; readonly node: DirNode; readonly params: readonly unknown[] }
+  | {
+      readonly kind: "dynamic";
+      readonly from: number;
+      readonly builder: SubtreeBuilder<unknown[], unknown>;
+      readonly at: number;
+      readonly params: readonly unknown[];
+    };
+
+/**
+ * Plans per segments array and start node. The RPC handler keeps one segments array per URL it
+ * serves often, so that a request on such a URL walks no directory but the dynamic subtrees'.
+ */
+const plans = new WeakMap<readonly string[], Map<DirNode, Plan>>();
+
+function remember(segments: readonly string[], start: DirNode, plan: Plan): void {
+  let byStart = plans.get(segments);
+  if (byStart === undefined) plans.set(segments, (byStart = new Map()));
+  else if (byStart.size >= 8) byStart.clear(); // a builder that makes a new directory per request
+  byStart.set(start, plan);
+}
+
+/**
  * Follows `segments` from a directory's root, parsing arguments and building dynamic subtrees
  * on the way (resto's `resolve`). Synchronous unless a dynamic subtree's builder answers a
  * promise. A builder that throws anything but `NotFound` makes this throw (or reject).
@@ -185,7 +214,17 @@ export function resolvePath(
   segments: readonly string[],
   request: Request,
 ): Resolution | Promise<Resolution> {
-  return walk(root, ctx, segments, 0, [], request);
+  return walkFrom(root, ctx, segments, 0, request);
+}
+
+/** `walk` from `start` with no arguments parsed yet, through the plan of an earlier walk when there is one. */
+function walkFrom(start: DirNode, ctx: unknown, segments: readonly string[], from: number, request: Request): Resolution | Promise<Resolution> {
+  const plan = plans.get(segments)?.get(start);
+  if (plan !== undefined && plan.from === from) {
+    if (plan.kind === "found") return { kind: "found", node: plan.node, params: plan.params as unknown[], ctx };
+    return enterDynamic(plan.builder, ctx, segments, plan.at, plan.params as unknown[], request);
+  }
+  return walk(start, ctx, segments, from, [], request);
 }
 
 function walk(
@@ -201,7 +240,11 @@ function walk(
   const n = segments.length;
   for (;;) {
     const dyn = node.dynamic;
-    if (dyn !== undefined) return enterDynamic(dyn.builder, ctx, segments, i, params, request);
+    if (dyn !== undefined) {
+      Object.freeze(params);
+      remember(segments, start, { kind: "dynamic", from, builder: dyn.builder, at: i, params });
+      return enterDynamic(dyn.builder, ctx, segments, i, params, request);
+    }
     const t = node.tail;
     if (t !== undefined) {
       const values: unknown[] = [];
@@ -212,11 +255,15 @@ function walk(
           return badArg(segments, i, t.arg, e);
         }
       }
-      params.push(values);
+      params.push(Object.freeze(values));
       node = t.node;
       continue;
     }
-    if (i === n) return { kind: "found", node, params, ctx };
+    if (i === n) {
+      // A place without services may still get some: only a service's place is remembered.
+      if (node.services !== undefined) remember(segments, start, { kind: "found", from, node, params: Object.freeze(params) });
+      return { kind: "found", node, params, ctx };
+    }
     const seg = segments[i]!;
     const sfx = node.suffixes;
     if (sfx !== undefined) {
@@ -280,8 +327,8 @@ function enterDynamic(
 
 function enterSubtree(sub: Subtree, segments: readonly string[], i: number, request: Request): Resolution | Promise<Resolution> {
   if (sub === undefined) return NOT_FOUND;
-  if (sub instanceof Directory) return walk(sub.root, undefined, segments, i, [], request);
-  return walk(sub.directory.root, sub.ctx, segments, i, [], request);
+  if (sub instanceof Directory) return walkFrom(sub.root, undefined, segments, i, request);
+  return walkFrom(sub.directory.root, sub.ctx, segments, i, request);
 }
 
 /** The methods registered at a node, in `METHOD_ORDER`. */
