@@ -21,7 +21,9 @@
  * Requests per second move with whatever else the machine runs (the load generator shares the
  * cores). Over HTTP the bench also gives the server process's CPU time per request
  * (`process.cpuUsage()`, user + system, every thread of the server's process, lowest of the
- * rounds), which moves far less; it is measured under the three runtimes.
+ * rounds), which moves far less; it is measured under the three runtimes. Under Node it also
+ * gives the server thread's event-loop busy time per request (`performance.eventLoopUtilization()`;
+ * Bun and Deno answer zeros, shown as `-`).
  *
  * Run: `npx tsx bench/http.ts [path…]` (default: every path) measures this runtime in process,
  * then runs the same bench under Bun and Deno (`.tools/node_modules/.bin/{bun,deno}`, skipped
@@ -32,11 +34,15 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { performance as perfHooks } from "node:perf_hooks";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createNode } from "../lib/node.ts";
 import { currentServe, runtimeName, type RuntimeName } from "../platform/current.ts";
 import type { FetchHandler, HttpServer, Serve } from "../platform/serve.ts";
+
+/** Event-loop utilization of this thread (Node; zeros under Bun and Deno). */
+const eventLoopUtilization: typeof perfHooks.eventLoopUtilization = (...args) => perfHooks.eventLoopUtilization(...args);
 
 /** Settings of the HTTP bench. */
 export interface HttpBenchOptions {
@@ -68,6 +74,8 @@ export interface HttpBenchRow {
   readonly bare: number;
   /** Server process's CPU microseconds per request, node and bare (over HTTP). */
   readonly cpu?: { readonly node: number; readonly bare: number };
+  /** Server thread's event-loop busy microseconds per request, node and bare (over HTTP, Node only). */
+  readonly busy?: { readonly node: number; readonly bare: number };
   /** The answer's size in bytes and its content type. */
   readonly bytes: number;
   readonly contentType: string;
@@ -77,6 +85,7 @@ export interface HttpBenchRow {
 interface Measure {
   readonly rate: number;
   readonly cpu?: number;
+  readonly busy?: number;
 }
 
 /** bootstrap1, whose balance is measured. */
@@ -218,7 +227,12 @@ async function bestOf(
   const best = (a: Measure | undefined, b: Measure): Measure => {
     if (a === undefined) return b;
     const cpu = Math.min(a.cpu ?? Infinity, b.cpu ?? Infinity);
-    return Number.isFinite(cpu) ? { rate: Math.max(a.rate, b.rate), cpu } : { rate: Math.max(a.rate, b.rate) };
+    const busy = Math.min(a.busy ?? Infinity, b.busy ?? Infinity);
+    return {
+      rate: Math.max(a.rate, b.rate),
+      ...(Number.isFinite(cpu) ? { cpu } : {}),
+      ...(Number.isFinite(busy) ? { busy } : {}),
+    };
   };
   let n: Measure | undefined;
   let b: Measure | undefined;
@@ -260,7 +274,7 @@ async function overHttp(
   seconds: number,
   connections: number,
   rounds: number,
-): Promise<Pick<HttpBenchRow, "node" | "bare" | "cpu">> {
+): Promise<Pick<HttpBenchRow, "node" | "bare" | "cpu" | "busy">> {
   const servers = new Map<FetchHandler, HttpServer>();
   try {
     for (const handler of [node, bare]) {
@@ -271,13 +285,17 @@ async function overHttp(
     const measure = async (handler: FetchHandler): Promise<Measure> => {
       const url = `${servers.get(handler)!.url}${path}`;
       const before = process.cpuUsage();
+      const loop = eventLoopUtilization();
       const result = await autocannon(url, connections, seconds);
+      const { active } = eventLoopUtilization(loop); // milliseconds; 0 where not measured
       const used = process.cpuUsage(before);
       const rate = result.requests.total / result.duration;
-      return { rate, cpu: (used.user + used.system) / result.requests.total };
+      const cpu = (used.user + used.system) / result.requests.total;
+      return active > 0 ? { rate, cpu, busy: (active * 1000) / result.requests.total } : { rate, cpu };
     };
     const best = await bestOf(rounds, measure, node, bare);
-    return { node: best.node.rate, bare: best.bare.rate, cpu: { node: best.node.cpu!, bare: best.bare.cpu! } };
+    const busy = best.node.busy !== undefined && best.bare.busy !== undefined ? { busy: { node: best.node.busy, bare: best.bare.busy } } : {};
+    return { node: best.node.rate, bare: best.bare.rate, cpu: { node: best.node.cpu!, bare: best.bare.cpu! }, ...busy };
   } finally {
     for (const server of servers.values()) await server.close();
   }
@@ -334,9 +352,12 @@ function printTable(rows: readonly HttpBenchRow[], runtimes: readonly RuntimeNam
     const rates = (r: HttpBenchRow) => `${k(r.node)} / ${k(r.bare)}  ${(r.node / r.bare).toFixed(2)}`;
     line("  in process: req/s node / bare", rates, path, "in process");
     line("  over HTTP:  req/s node / bare", rates, path, "over HTTP");
-    line("  over HTTP:  CPU µs/req node / bare", (r) => (r.cpu === undefined ? "-" : `${r.cpu.node.toFixed(1)} / ${r.cpu.bare.toFixed(1)}`), path, "over HTTP");
+    const pair = (p: { node: number; bare: number } | undefined) => (p === undefined ? "-" : `${p.node.toFixed(1)} / ${p.bare.toFixed(1)}`);
+    line("  over HTTP:  CPU µs/req node / bare", (r) => pair(r.cpu), path, "over HTTP");
+    line("  over HTTP:  busy µs/req node / bare", (r) => pair(r.busy), path, "over HTTP");
   }
-  console.log("(req/s: best of the rounds, then node/bare; CPU µs: server process, user + system, lowest of the rounds)");
+  console.log("(req/s: best of the rounds, then node/bare; CPU µs: server process, user + system, lowest of the rounds;");
+  console.log(" busy µs: server thread's event-loop active time, lowest of the rounds, measured by Node only)");
   console.log();
   console.log(`${"over HTTP: node/bare req/s (CPU)".padEnd(label)}${runtimes.map((rt) => rt.padStart(col)).join("")}`);
   for (const path of paths) {
