@@ -58,7 +58,13 @@ test("early-layout constant paths answer one field; errors is a JSON schema", as
   assert.equal((await call(fx, `${B1}/context/constants/time_between_blocks`)).json, { time_between_blocks: ["1", "0"] });
   assert.equal((await call(fx, `${B1}/context/constants/hard_gas_limits`)).json, { per_block: "5200000", per_operation: "1040000" });
   assert.equal((await call(fx, `${B1}/context/constants/hard_storage_limits`)).json, { per_operation: "60000" });
-  assert.is((await call(fx, `${B1}/context/constants/first_free_baking_slot`)).status, 404);
+  // the early constants Hangzhou names otherwise, from the sandbox parameters: 78125 mutez per
+  // endorsement × 256 slots, 257 bytes × 250 mutez, time_between_blocks[1]
+  assert.equal((await call(fx, `${B1}/context/constants/block_reward`)).json, { block_reward: "20000000" });
+  assert.equal((await call(fx, `${B1}/context/constants/origination_burn`)).json, { origination_burn: "64250" });
+  assert.equal((await call(fx, `${B1}/context/constants/time_between_slots`)).json, { time_between_slots: "0" });
+  assert.equal((await call(fx, `${B1}/context/constants/first_free_baking_slot`)).json, { first_free_baking_slot: 65536 });
+  assert.is((await call(fx, `${B1}/context/constants/no_such_constant`)).status, 404);
   const errors = (await call(fx, `${B1}/context/constants/errors`)).json;
   assert.ok(JSON.stringify(errors).includes("proto.011-PtHangz2.delegate.not_registered"));
 });
