@@ -14,3 +14,5 @@
 export { createNode } from "./lib/node.ts";
 export type { BakeMode, HistoryMode, NodeOptions, TezosNode } from "./lib/node.ts";
 export type { KeyValueStore, RangeOptions, WriteOp } from "./lib/store/kv.ts";
+export { StoreWriteError } from "./lib/store/kv.ts";
+export type { ResourceReader } from "./lib/protocols/sources/mod.ts";

@@ -2,6 +2,7 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
 import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
@@ -60,6 +61,13 @@ export interface NodeOptions {
    * the message goes to `console.error`.
    */
   onFatal?: (error: StoreWriteError) => void;
+  /**
+   * Reads a data file beside a module (the embedded protocols' sources, served by
+   * `/protocols/<hash>`), given its `file:` URL (or, bundled in a page, its URL). `fetch` when
+   * absent, which reads `file:` URLs under Deno and Bun; under Node pass
+   * `(url) => readFile(url)` from `node:fs/promises` (`npm start` does).
+   */
+  readResource?: ResourceReader;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -97,7 +105,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), options.historyMode ?? "full");
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
-  const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()]);
+  const read = options.readResource ?? fetchResource;
+  const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
   const now = options.now ?? Date.now;
   const validator = new BlockValidator(chain, (h) => embedded.get(h));
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));

@@ -54,6 +54,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   }
 
   const nodeOptions: NodeOptions = {
+    readResource: async (url) => new Uint8Array(await readFile(url)),
     store,
     historyMode: options.historyMode,
     bake: options.bake,

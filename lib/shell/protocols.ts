@@ -1,7 +1,7 @@
 /**
- * The protocols a node knows: those it embeds (it can run them) and those injected through
- * `/injection/protocol` (stored, listed, but not runnable). New ones are announced to
- * `/monitor/protocols`.
+ * The protocols a node knows: those it embeds (it can run them, and serves their sources) and
+ * those injected through `/injection/protocol` (stored, listed, but not runnable). New ones are
+ * announced to `/monitor/protocols`.
  * @module
  */
 import type { BlockStore } from "../store/block-store.ts";
@@ -14,10 +14,13 @@ export class ProtocolRegistry {
   /** Each newly known protocol hash. */
   readonly added = new Watcher<string>();
   private readonly store: BlockStore;
+  private readonly embeddedSources: ((hash: string) => Promise<Uint8Array | undefined>) | undefined;
 
-  constructor(store: BlockStore, embedded: readonly string[]) {
+  /** `sources`: the binary record (sources) of an embedded protocol, read when asked for. */
+  constructor(store: BlockStore, embedded: readonly string[], sources?: (hash: string) => Promise<Uint8Array | undefined>) {
     this.store = store;
     this.embedded = embedded;
+    this.embeddedSources = sources;
   }
 
   /** Every known protocol hash: embedded first, then stored ones. */
@@ -35,6 +38,13 @@ export class ProtocolRegistry {
   /** The stored record of an injected protocol. */
   record(hash: string): Uint8Array | undefined {
     return this.store.protocol(hash);
+  }
+
+  /** The record of a known protocol: the stored one, else an embedded protocol's sources. */
+  async sources(hash: string): Promise<Uint8Array | undefined> {
+    const stored = this.store.protocol(hash);
+    if (stored !== undefined || !this.isEmbedded(hash)) return stored;
+    return await this.embeddedSources?.(hash);
   }
 
   /** Stores an injected protocol record and announces it; false if it was already known. */

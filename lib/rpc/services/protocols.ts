@@ -11,9 +11,8 @@
  * Decisions where Octez cannot be followed:
  * - Octez compiles an injected protocol before storing it and refuses one that does not compile;
  *   this node stores every well-formed record (it compiles nothing).
- * - Octez serves the sources it embeds for its built-in protocols; this node embeds none, so
- *   `GET /protocols/<hash>` of the genesis protocol or of Hangzhou answers 404 (unless those
- *   sources were injected), while `…/environment` answers their environment version (0 and 3).
+ * - Octez serves the sources of its built-in protocols; so does this node (its data files of
+ *   Octez v12.4's sources, `lib/protocols/sources/`), though it runs its own implementations.
  * - An unknown protocol: Octez answers a `failure` "Not_found" (500); this node answers 404,
  *   the RPC layer's "no such resource".
  * - `GET /fetch_protocol/<hash>` of a known protocol answers `{}` as Octez; of an unknown one,
@@ -63,9 +62,14 @@ export const protocolFetchTimeout: ErrorDefinition<{ key: string }> = registered
 /** What the protocol services read and change. */
 export type ProtocolsView = Pick<ShellView, "protocols" | "blockRpc">;
 
-/** The stored record of `hash`, if the node has one. */
-function recordOf(shell: ProtocolsView, hash: string): ProtocolRecord | undefined {
-  const bytes = shell.protocols.record(hash);
+/** The record (sources) of `hash`, if the node knows it: injected, or embedded. */
+async function recordOf(shell: ProtocolsView, hash: string): Promise<ProtocolRecord | undefined> {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await shell.protocols.sources(hash);
+  } catch (e) {
+    throw failure.error({ msg: `Cannot read the sources of protocol ${hash}: ${e instanceof Error ? e.message : String(e)}` });
+  }
   return bytes === undefined ? undefined : decodeBinary(protocolRecord, bytes);
 }
 
@@ -110,7 +114,7 @@ export function protocolServices(shell: ProtocolsView): Directory<void> {
       path: ["protocols", protocolHashArg, "environment"],
       output: envVersion,
       optional: true,
-      handler: ({ params: [hash] }) => recordOf(shell, hash)?.expected_env_version ?? embeddedEnvironment(shell, hash),
+      handler: ({ params: [hash] }) => shell.blockRpc(hash)?.environmentVersion ?? storedEnvironment(shell, hash),
     }),
     service({
       method: "GET",
@@ -125,8 +129,8 @@ export function protocolServices(shell: ProtocolsView): Directory<void> {
   );
 }
 
-/** The environment version of an embedded protocol (from its block RPC description). */
-function embeddedEnvironment(shell: ProtocolsView, hash: string): number | undefined {
-  if (!shell.protocols.isEmbedded(hash)) return undefined;
-  return shell.blockRpc(hash)?.environmentVersion;
+/** The environment version of an injected protocol, from its stored record. */
+function storedEnvironment(shell: ProtocolsView, hash: string): number | undefined {
+  const bytes = shell.protocols.record(hash);
+  return bytes === undefined ? undefined : decodeBinary(protocolRecord, bytes).expected_env_version;
 }
