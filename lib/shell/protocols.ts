@@ -47,11 +47,11 @@ export class ProtocolRegistry {
     return await this.embeddedSources?.(hash);
   }
 
-  /** Stores an injected protocol record and announces it; false if it was already known. */
+  /** Stores an injected protocol record and announces it; false if it was already known (embedded or stored). */
   async add(hash: string, record: Uint8Array): Promise<boolean> {
-    if (this.store.protocol(hash) !== undefined) return false;
+    if (this.isEmbedded(hash) || this.store.protocol(hash) !== undefined) return false;
     await this.store.kv.write([this.store.putProtocol(hash, record)]);
-    if (!this.isEmbedded(hash)) this.added.notify(hash);
+    this.added.notify(hash);
     return true;
   }
 }

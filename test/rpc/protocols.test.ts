@@ -139,6 +139,27 @@ test("injecting a known protocol again fails as Octez, unless async", async ({ n
   assert.is((await call(node, "/protocols")).json.length, 3);
 });
 
+test("what /injection/protocol refuses: an embedded protocol's own sources, an oversized record, an unknown environment, a malformed record", async ({ node }) => {
+  const hangzhou = (await call(node, `/protocols/${HANGZHOU}`)).json as Json;
+  const own = await post(node, "/injection/protocol", hangzhou);
+  assert.is(own.status, 500);
+  assert.equal(own.json, [{ kind: "temporary", id: "failure", msg: `Previously registered protocol (${HANGZHOU.slice(0, 12)})` }]);
+  // 2 MiB of binary form at most (Octez's protocol_max_size): 19 bytes of layout and name around the implementation
+  const big = (n: number) => ({ expected_env_version: 3, components: [{ name: "Main", implementation: "x".repeat(n) }] });
+  const over = await post(node, "/injection/protocol", big(2 * 1024 * 1024 - 18));
+  assert.is(over.status, 500);
+  assert.equal(over.json, [{ kind: "temporary", id: "failure", msg: "Oversized protocol: 2097153 bytes, at most 2097152" }]);
+  const fits = await post(node, "/injection/protocol", big(2 * 1024 * 1024 - 19));
+  assert.is(fits.status, 200, fits.text);
+  const env = await post(node, "/injection/protocol", { ...(RECORD as object), expected_env_version: 7 });
+  assert.is(env.status, 400);
+  assert.match(env.text, /unexpected environment version 7/);
+  const malformed = await post(node, "/injection/protocol", { expected_env_version: 3, components: [{ name: "Main" }] });
+  assert.is(malformed.status, 400);
+  // only the one that fits was stored
+  assert.equal((await call(node, "/protocols")).json, [GENESIS_PROTOCOL, HANGZHOU, fits.json]);
+});
+
 test("the early layout's /inject_protocol injects too", async ({ node }) => {
   const r = await post(node, "/inject_protocol", RECORD);
   assert.is(r.json, RECORD_HASH);

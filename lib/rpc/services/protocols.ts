@@ -34,6 +34,13 @@ import { flag, query } from "../query.ts";
 import { service } from "../service.ts";
 import type { ShellView } from "./context.ts";
 
+/**
+ * The largest protocol record this node takes, in bytes of its binary form: Octez's
+ * `protocol_max_size` (`distributed_db_message.ml`, 2 MiB), the bound of a protocol a peer sends.
+ * Hangzhou's own sources take 1 962 898.
+ */
+export const PROTOCOL_MAX_SIZE = 2 * 1024 * 1024;
+
 /** Octez's `Protocol.hash`: the `P…` hash of a protocol record (BLAKE2b-256 of its binary form). */
 export function protocolRecordHash(record: ProtocolRecord): string {
   return b58encode(B58.protocolHash, blake2b256(encodeBinary(protocolRecord, record)));
@@ -75,10 +82,15 @@ async function recordOf(shell: ProtocolsView, hash: string): Promise<ProtocolRec
 
 /**
  * Stores an injected protocol and announces it (Octez `inject_protocol`): resolves to its hash,
- * or fails with Octez's "Previously registered protocol (<short hash>)" when it is already known.
+ * or fails with Octez's "Previously registered protocol (<short hash>)" when it is already known
+ * (embedded or injected), and with "Oversized protocol" beyond {@link PROTOCOL_MAX_SIZE}. The
+ * record's encoding and its environment version (0 to 4) were checked when the body was read.
  */
 export async function injectProtocol(shell: ProtocolsView, record: ProtocolRecord): Promise<string> {
   const bytes = encodeBinary(protocolRecord, record);
+  if (bytes.length > PROTOCOL_MAX_SIZE) {
+    throw failure.error({ msg: `Oversized protocol: ${bytes.length} bytes, at most ${PROTOCOL_MAX_SIZE}` });
+  }
   const hash = b58encode(B58.protocolHash, blake2b256(bytes));
   if (!(await shell.protocols.add(hash, bytes))) throw failure.error({ msg: `Previously registered protocol (${short(hash)})` });
   return hash;
