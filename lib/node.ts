@@ -2,6 +2,7 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import type { RuntimeStats } from "./rpc/services/stats.ts";
 import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
 import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
@@ -68,6 +69,10 @@ export interface NodeOptions {
    * `(url) => readFile(url)` from `node:fs/promises` (`npm start` does).
    */
   readResource?: ResourceReader;
+  /** The commit the node runs from, for `/version` and `/monitor/commit_hash` ("unknown" when absent, as Octez). */
+  commit?: { readonly hash: string; readonly date: string };
+  /** The runtime's figures for `/stats/gc` and `/stats/memory` (`platform/stats.ts`); what a web page sees when absent. */
+  stats?: RuntimeStats;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -144,7 +149,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
   });
   await baker.start();
-  const shell = { chain, protocols, genesis, validator, blockRpc, baker };
+  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats };
   const directory = nodeDirectory(shell)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));

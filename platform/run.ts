@@ -14,6 +14,8 @@ import type { KeyValueStore } from "../lib/store/kv.ts";
 import { MemoryStore } from "../lib/store/memory.ts";
 import { type CommandLine, HELP, parseArgs, UsageError } from "./cli.ts";
 import type { Serve } from "./serve.ts";
+import { readCommitInfo } from "./commit.ts";
+import { runtimeStats } from "./stats.ts";
 
 /** What the runtime gives `run`. */
 export interface RunPlatform {
@@ -53,8 +55,11 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     }
   }
 
+  const commit = await readCommitInfo();
   const nodeOptions: NodeOptions = {
     readResource: async (url) => new Uint8Array(await readFile(url)),
+    stats: runtimeStats(),
+    ...(commit === undefined ? {} : { commit }),
     store,
     historyMode: options.historyMode,
     bake: options.bake,

@@ -10,7 +10,10 @@
  * validated with the Base58Check and decimal checks of octez-formats.ts on top of the schemas.
  */
 import * as assert from "uvu/assert";
+import { readFile } from "node:fs/promises";
 import { createNode } from "../../mod.ts";
+import { readCommitInfo } from "../../platform/commit.ts";
+import { runtimeStats } from "../../platform/stats.ts";
 import { bootstrapSecretKeys } from "../../lib/baker/keys.ts";
 import { sign } from "../../lib/crypto/sign.ts";
 import { genericWatermark } from "../../lib/crypto/watermark.ts";
@@ -67,7 +70,16 @@ export class ConformanceNode {
 
   /** Starts a node, bakes {@link BAKED} blocks through `POST /sandbox/bake`, the last with a transfer, and leaves one transfer pending. */
   static async open(): Promise<ConformanceNode> {
-    const n = new ConformanceNode(await createNode({ bake: { mode: "manual" } }));
+    const commit = await readCommitInfo();
+    const n = new ConformanceNode(
+      await createNode({
+        bake: { mode: "manual" },
+        // what `npm start` gives it: the protocols' sources, the runtime's stats, the commit
+        readResource: async (url) => new Uint8Array(await readFile(url)),
+        stats: runtimeStats(),
+        ...(commit === undefined ? {} : { commit }),
+      }),
+    );
     const r = await n.call(`/sandbox/bake?count=${BAKED - 1}`, "POST");
     assert.is(r.status, 200, r.text);
     n.baked = await n.transfer();

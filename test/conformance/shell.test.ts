@@ -18,12 +18,7 @@ interface Found {
   level2Hash: string;
   invalidBlock: string | undefined;
   headTime: string;
-  /**
-   * A protocol injected through `POST /injection/protocol`. This node embeds no OCaml sources, so by
-   * the decision documented in lib/rpc/services/protocols.ts `GET /protocols/<hash>` answers 404
-   * for the genesis protocol and Hangzhou (Octez serves its embedded sources); an injected protocol
-   * is the valid argument there.
-   */
+  /** A protocol injected through `POST /injection/protocol`. */
   injected: string | undefined;
 }
 
@@ -61,7 +56,7 @@ const CASES: Record<string, (f: Found) => string[]> = {
   "/network/version": () => ["/network/version"],
   "/network/versions": () => ["/network/versions"],
   "/protocols": () => ["/protocols"],
-  "/protocols/{Protocol_hash}": (f) => (f.injected === undefined ? [] : [`/protocols/${f.injected}`]),
+  "/protocols/{Protocol_hash}": (f) => [`/protocols/${HANGZHOU}`, `/protocols/${GENESIS_PROTOCOL}`, ...(f.injected === undefined ? [] : [`/protocols/${f.injected}`])],
   "/protocols/{Protocol_hash}/environment": (f) => [
     `/protocols/${HANGZHOU}/environment`,
     `/protocols/${GENESIS_PROTOCOL}/environment`,

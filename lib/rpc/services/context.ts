@@ -10,6 +10,7 @@ import type { BlockValidator } from "../../shell/validator.ts";
 import type { BlockProtocolRpc } from "./block-protocols.ts";
 import { NotFound } from "../service.ts";
 import type { ChainRef } from "../arg.ts";
+import type { RuntimeStats } from "./stats.ts";
 
 /** The node as the RPC services see it. */
 export interface ShellView {
@@ -21,6 +22,10 @@ export interface ShellView {
   readonly blockRpc: (protocol: string) => BlockProtocolRpc | undefined;
   /** The sandbox baker, when the node runs one (serves `POST /sandbox/bake`). */
   readonly baker?: Pick<Baker, "bakeMany">;
+  /** The commit the node was built from, when known (`/version`, `/monitor/commit_hash`). */
+  readonly commit?: { readonly hash: string; readonly date: string };
+  /** The runtime's figures behind `/stats/*` (what a web page sees when absent). */
+  readonly stats?: RuntimeStats;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

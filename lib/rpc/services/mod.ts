@@ -10,11 +10,18 @@ import type { ShellView } from "./context.ts";
 import { injectionServices } from "./injection.ts";
 import { nodeServices } from "./node.ts";
 import { protocolServices } from "./protocols.ts";
+import { statsServices, webStats } from "./stats.ts";
 
 export type { ShellView } from "./context.ts";
 
 /** Every service of the node over `shell`. */
 export function nodeDirectory(shell: ShellView): Directory<void> {
-  const dir = new Directory().merge(chainServices(shell)).merge(blockServices(shell)).merge(nodeServices(shell)).merge(injectionServices(shell)).merge(protocolServices(shell));
+  const dir = new Directory()
+    .merge(chainServices(shell))
+    .merge(blockServices(shell))
+    .merge(nodeServices(shell))
+    .merge(injectionServices(shell))
+    .merge(protocolServices(shell))
+    .merge(statsServices(shell.stats ?? webStats));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }

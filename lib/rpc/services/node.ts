@@ -9,8 +9,11 @@ import { Directory } from "../directory.ts";
 import { multi, query } from "../query.ts";
 import { NotFound, service, streamService } from "../service.ts";
 import { chainOf, type ShellView } from "./context.ts";
+import { string } from "../../encoding/bytes.ts";
+import { list } from "../../encoding/list.ts";
 import {
   bootstrappedCodec,
+  chainStatusCodec,
   headNoticeCodec,
   historyModeAnswerCodec,
   protocolListCodec,
@@ -47,7 +50,7 @@ export function nodeServices(shell: ShellView): Directory<void> {
       handler: () => ({
         version: OCTEZ_VERSION,
         network_version: { chain_name: shell.genesis.chainName, ...NETWORK_VERSION },
-        commit_info: undefined,
+        commit_info: shell.commit === undefined ? undefined : { commit_hash: shell.commit.hash, commit_date: shell.commit.date },
       }),
     }),
     service({
@@ -121,6 +124,24 @@ export function nodeServices(shell: ShellView): Directory<void> {
           (q.protocol.length === 0 || q.protocol.includes(b.info.protocol)) &&
           (q.next_protocol.length === 0 || q.next_protocol.includes(b.info.next_protocol));
         return filterMap(chain.validBlocks.subscribe([], signal), keep, (b) => ({ chain_id: chain.chainId, ...notice(b) }));
+      },
+    }),
+    service({
+      method: "GET",
+      path: ["monitor", "commit_hash"],
+      description: "DEPRECATED: use `version` instead.",
+      output: string,
+      handler: () => shell.commit?.hash ?? "unknown",
+    }),
+    streamService({
+      method: "GET",
+      path: ["monitor", "active_chains"],
+      description: "Monitor every chain creation and destruction. Currently active chains will be given as first elements",
+      output: list(chainStatusCodec),
+      // The main chain, then nothing: this node runs no test chain, so none starts or stops.
+      handler: async function* ({ signal }) {
+        yield [{ chain_id: chain.chainId }];
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       },
     }),
     streamService({

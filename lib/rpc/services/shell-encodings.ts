@@ -119,3 +119,22 @@ export const historyModeAnswerCodec = obj(req("history_mode", historyModeCodec))
 
 /** `/protocols`. */
 export const protocolListCodec = list(protocolHash);
+
+/** A chain's status on `/monitor/active_chains` (Octez `chain_status_encoding`): this node runs only its main chain. */
+export type ChainStatus =
+  | { readonly chain_id: string }
+  | { readonly chain_id: string; readonly test_protocol: string; readonly expiration_date: number }
+  | { readonly stopping: string };
+
+/** Octez's `chain_status_encoding`: `Main` (tag 0), `Test` (tag 1), `Stopping` (tag 2). */
+export const chainStatusCodec: Codec<ChainStatus> = union<ChainStatus>([
+  tagged(0, "Main", obj(req("chain_id", chainId)), (s) => ("chain_id" in s && !("test_protocol" in s) ? s : undefined), (s) => s as ChainStatus),
+  tagged(
+    1,
+    "Test",
+    obj(req("chain_id", chainId), req("test_protocol", protocolHash), req("expiration_date", timestamp)),
+    (s) => ("test_protocol" in s ? s : undefined),
+    (s) => s as ChainStatus,
+  ),
+  tagged(2, "Stopping", obj(req("stopping", chainId)), (s) => ("stopping" in s ? s : undefined), (s) => s as ChainStatus),
+]);
