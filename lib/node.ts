@@ -17,9 +17,7 @@ import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
 import type { Protocol } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
 import { BlockValidator } from "./shell/validator.ts";
-import { EARLY_LAYOUT_ALIASES } from "./rpc/aliases.ts";
-import { createRpcHandler } from "./rpc/handler.ts";
-import { nodeDirectory } from "./rpc/services/mod.ts";
+import { nodeDirectory, nodeRpcHandler } from "./rpc/services/mod.ts";
 import { operationInjectionServices } from "./rpc/services/injection.ts";
 import { mempoolServices } from "./rpc/services/mempool.ts";
 import { hangzhouMempoolPlugin } from "./protocols/hangzhou/plugin.ts";
@@ -153,10 +151,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const directory = nodeDirectory(shell)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
-  const handler = createRpcHandler(directory, {
-    cors: options.cors,
-    aliases: EARLY_LAYOUT_ALIASES,
-  });
+  const handler = nodeRpcHandler(directory, { cors: options.cors });
   let closed = false;
   return {
     fetch: handler,

@@ -103,6 +103,10 @@ export class Directory<C = void> {
     for (const item of path) {
       steps.push(item);
       if (node.dynamic !== undefined) throw new DirectoryConflict(`${describeSteps(steps)}: below a dynamic subtree`);
+      if (typeof item === "object" && "tail" in item && node.tail?.arg === item.tail) {
+        node = node.tail.node; // another method on the same tail
+        continue;
+      }
       if (node.tail !== undefined) throw new DirectoryConflict(`${describeSteps(steps)}: below a tail argument`);
       if (typeof item === "string") {
         if (node.arg !== undefined) throw new DirectoryConflict(`${describeSteps(steps)}: <${node.arg.arg.name}> is already dispatched here`);

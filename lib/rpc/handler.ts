@@ -8,12 +8,12 @@
  */
 import { defaultRegistry, type ErrorRegistry, type TraceItem } from "../errors/registry.ts";
 import { failureItem, traceOf } from "../errors/core.ts";
-import { AliasTable, type PathAlias } from "./aliases.ts";
 import { registerBuiltins } from "./builtins.ts";
 import { allowedHeaders, type CorsOptions, matchOrigin } from "./cors.ts";
 import { type Directory, methodsAt, type Resolution, resolvePath } from "./directory.ts";
 import {
   ACCEPTABLE,
+  BINARY_MEDIA,
   BodyError,
   decodeBody,
   encodeBody,
@@ -22,7 +22,6 @@ import {
   type MediaType,
   negotiateInput,
   negotiateOutput,
-  BINARY_MEDIA,
 } from "./media.ts";
 import { QueryError } from "./query.ts";
 import { type Method, NotFound, type Service } from "./service.ts";
@@ -33,8 +32,6 @@ import { parseTarget, type RequestTarget } from "./url.ts";
 export interface RpcHandlerOptions {
   /** CORS: allowed origins and extra allowed headers. No origin allowed when absent. */
   readonly cors?: CorsOptions;
-  /** Old paths served as new ones (e.g. `EARLY_LAYOUT_ALIASES`). */
-  readonly aliases?: readonly PathAlias[];
   /** Registry listed by `GET /errors`; the node's registry when absent. */
   readonly errors?: ErrorRegistry;
   /** Register `/describe` and `/errors` into the directory (default true). */
@@ -95,15 +92,12 @@ function jsonBody(svc: Service, result: unknown): string | Uint8Array {
   return BYTE_BODIES ? UTF8.encode(text) : text;
 }
 
-/** A request target as the router reads it: segments, query, and the GET alias once resolved. */
-interface Target extends RequestTarget {
-  /** What `GET` on these segments is served as: `null` for no alias, `undefined` until asked. */
-  get?: { method: Method; segments: string[] } | null;
-}
+/** A request target as the router reads it: segments and query. */
+type Target = RequestTarget;
 
 /**
- * Parsed request targets by URL (path aliases applied for GET), for the URLs clients ask again
- * and again; bounded: emptied when full. The segment arrays are shared: only read them.
+ * Parsed request targets by URL, for the URLs clients ask again and again; bounded: emptied when
+ * full. The segment arrays are shared: only read them.
  */
 class TargetCache {
   private readonly targets = new Map<string, Target>();
@@ -192,7 +186,6 @@ function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
  */
 export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): (request: Request) => Promise<Response> {
   if (options.builtins !== false) registerBuiltins(root, options.errors ?? defaultRegistry);
-  const aliases = options.aliases !== undefined && options.aliases.length > 0 ? new AliasTable(options.aliases) : undefined;
   const origins = options.cors?.origins ?? [];
   const corsHeaders = allowedHeaders(options.cors?.headers ?? []);
 
@@ -234,19 +227,8 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
    */
   function dispatch(request: Request): Response | Promise<Response> {
     const target = targets.get(request.url);
-    let method = request.method;
-    let segments = target.segments;
-    if (aliases !== undefined) {
-      let a: { method: Method; segments: string[] } | null | undefined;
-      if (method === "GET") {
-        a = target.get;
-        if (a === undefined) a = target.get = aliases.resolve(method, segments) ?? null;
-      } else a = aliases.resolve(method, segments);
-      if (a != null) {
-        if (method !== "OPTIONS") method = a.method;
-        segments = a.segments;
-      }
-    }
+    const method = request.method;
+    const segments = target.segments;
     if (method === "OPTIONS") return preflight(request, segments);
     if (!METHODS.has(method)) return empty(501);
 
@@ -366,6 +348,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
       return new Response(stream, { status: 200, headers });
     }
 
+    if (svc.raw) return result as Response;
     if (result === undefined && svc.optional) return empty(404, headers);
     let payload: string | Uint8Array;
     try {

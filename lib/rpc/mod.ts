@@ -1,7 +1,7 @@
 /**
  * The RPC machinery: typed arguments and queries, services declared as data, the service tree
- * with dynamic subtrees, `/describe` and `/errors`, media types, CORS, streaming, aliases of the
- * early layout, and `createRpcHandler`.
+ * with dynamic subtrees, `/describe` and `/errors`, media types, CORS, streaming, and
+ * `createRpcHandler`.
  *
  * @example
  * ```ts
@@ -21,8 +21,6 @@ export { Directory, DirectoryConflict, mount } from "./directory.ts";
 export type { Mounted, Subtree, SubtreeBuilder } from "./directory.ts";
 export { createRpcHandler } from "./handler.ts";
 export type { RpcHandlerOptions } from "./handler.ts";
-export { AliasTable, EARLY_LAYOUT_ALIASES } from "./aliases.ts";
-export type { PathAlias } from "./aliases.ts";
 export type { CorsOptions } from "./cors.ts";
 export { ACCEPTABLE, BINARY_MEDIA, JSON_MEDIA } from "./media.ts";
 export type { MediaType } from "./media.ts";

@@ -89,6 +89,8 @@ export interface Service<C = any> {
   readonly output: Encoding<any>;
   readonly optional: boolean;
   readonly stream: boolean;
+  /** The handler makes the whole `Response` itself (`rawService`); `output` only describes it. */
+  readonly raw: boolean;
   readonly cache: boolean;
   readonly handler: (call: ServiceCall<any, any, any, C>) => unknown;
 }
@@ -138,6 +140,7 @@ export function service<const P extends readonly PathItem[], Q = {}, I = undefin
     ...base(spec as ServiceSpecBase<readonly PathItem[], unknown, unknown, unknown>),
     optional: spec.optional === true,
     stream: false,
+    raw: false,
     cache: spec.cache === true,
     handler: spec.handler as Service<C>["handler"],
   });
@@ -151,6 +154,27 @@ export function streamService<const P extends readonly PathItem[], Q = {}, I = u
     ...base(spec as ServiceSpecBase<readonly PathItem[], unknown, unknown, unknown>),
     optional: false,
     stream: true,
+    raw: false,
+    cache: false,
+    handler: spec.handler as Service<C>["handler"],
+  });
+}
+
+/** A service whose handler answers the whole `Response` (status, headers, body); `output` is for `/describe`. */
+export interface RawServiceSpec<P extends readonly PathItem[], Q, C> extends ServiceSpecBase<P, Q, undefined, unknown> {
+  readonly handler: (call: ServiceCall<ParamsOf<P>, Q, undefined, C>) => Awaitable<Response>;
+}
+
+/**
+ * A service that makes its `Response` itself, for what is answered as another request is (the
+ * early layout's paths). It declares no input: the handler reads the request's body if it wants.
+ */
+export function rawService<const P extends readonly PathItem[], Q = {}, C = unknown>(spec: RawServiceSpec<P, Q, C>): Service<C> {
+  return Object.freeze({
+    ...base(spec as ServiceSpecBase<readonly PathItem[], unknown, unknown, unknown>),
+    optional: false,
+    stream: false,
+    raw: true,
     cache: false,
     handler: spec.handler as Service<C>["handler"],
   });

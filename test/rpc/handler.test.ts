@@ -1,11 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createRpcHandler, EARLY_LAYOUT_ALIASES, AliasTable } from "../../lib/rpc/mod.ts";
+import { nodeRpcHandler } from "../../lib/rpc/services/mod.ts";
 import { makeRoot, testRegistry } from "./app.ts";
 import { call, GENESIS_HASH, GENESIS_HASH_HEX, hex, SANDBOX_CHAIN_ID, unhex } from "./fixtures.ts";
 
 const { root, builds } = makeRoot();
-const handle = createRpcHandler(root, { errors: testRegistry, aliases: EARLY_LAYOUT_ALIASES });
+const handle = nodeRpcHandler(root, { errors: testRegistry });
 
 const KT1 = "KT1PWx2mnDueood7fEmfbBDKx1D9BAnnXitn";
 const CTX_PREFIX = "chains/main/blocks/head~x";
@@ -253,18 +253,6 @@ test("old paths of the early layout are served as their current paths", async ()
   const r3 = await call(handle, "POST", `/invalid_blocks/${GENESIS_HASH}/unmark`);
   assert.is(r3.status, 200);
   assert.is(await r3.text(), "{}\n");
-});
-
-test("the alias table rewrites patterns and tails", () => {
-  const t = new AliasTable([{ from: "/blocks/{block}/raw_context/{path*}", to: "/chains/main/blocks/{block}/context/raw/bytes/{path*}" }]);
-  assert.equal(t.resolve("GET", ["blocks", "head", "raw_context", "a", "b"]), {
-    method: "GET",
-    segments: ["chains", "main", "blocks", "head", "context", "raw", "bytes", "a", "b"],
-  });
-  assert.is(t.resolve("DELETE", ["blocks", "head", "raw_context"]), undefined);
-  assert.is(t.resolve("GET", ["blocks"]), undefined);
-  assert.throws(() => new AliasTable([{ from: "/{x}", to: "/y" }]), (e: unknown) => e instanceof TypeError);
-  assert.throws(() => new AliasTable([{ from: "/a", to: "/{y}" }]), (e: unknown) => e instanceof TypeError);
 });
 
 test.run();

@@ -18,11 +18,9 @@ import { applyWrites, genesisContextWrites } from "../../lib/protocols/genesis/c
 import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import { sandboxParameters } from "../../lib/protocols/hangzhou/sandbox-parameters.ts";
-import { EARLY_LAYOUT_ALIASES } from "../../lib/rpc/aliases.ts";
-import { createRpcHandler } from "../../lib/rpc/handler.ts";
 import { genesisRpc } from "../../lib/rpc/services/genesis.ts";
 import { hangzhouRpc } from "../../lib/rpc/services/hangzhou/mod.ts";
-import { nodeDirectory } from "../../lib/rpc/services/mod.ts";
+import { nodeDirectory, nodeRpcHandler } from "../../lib/rpc/services/mod.ts";
 import { Chain } from "../../lib/shell/chain.ts";
 import { chainIdOf, genesisBlock, SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import { operationsHashOf, hashOperation } from "../../lib/shell/operations.ts";
@@ -143,9 +141,7 @@ export async function hangzhouFixture(overrides: { [key: string]: Json } = {}): 
       operations_metadata: [[], [], [], [encodeBinary(operationMetadata, operationMetadata.fromJson([{ kind: "transaction", ...TRANSACTION_METADATA }] as unknown as Json))]],
     },
   });
-  const handler = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc: (h) => rpcs.get(h) }), {
-    aliases: EARLY_LAYOUT_ALIASES,
-  });
+  const handler = nodeRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc: (h) => rpcs.get(h) }));
   return { fetch: handler, chain, level1, level2, transaction: opHash, signature };
 }
 

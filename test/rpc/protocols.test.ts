@@ -18,11 +18,9 @@ import { applyWrites, genesisContextWrites } from "../../lib/protocols/genesis/c
 import { genesisProtocol } from "../../lib/protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "../../lib/protocols/hangzhou/protocol.ts";
 import { embeddedSources } from "../../lib/protocols/sources/mod.ts";
-import { EARLY_LAYOUT_ALIASES } from "../../lib/rpc/aliases.ts";
-import { createRpcHandler } from "../../lib/rpc/handler.ts";
 import { genesisRpc } from "../../lib/rpc/services/genesis.ts";
 import { hangzhouRpc } from "../../lib/rpc/services/hangzhou/mod.ts";
-import { nodeDirectory } from "../../lib/rpc/services/mod.ts";
+import { nodeDirectory, nodeRpcHandler } from "../../lib/rpc/services/mod.ts";
 import { Chain } from "../../lib/shell/chain.ts";
 import { chainIdOf, genesisBlock, SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import type { Protocol } from "../../lib/shell/protocol.ts";
@@ -49,7 +47,7 @@ async function genesisNode(): Promise<GenesisNode> {
   const validator = new BlockValidator(chain, (h) => embedded.get(h));
   const now = () => Date.now();
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
-  const fetch = createRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc: (h) => rpcs.get(h) }), { aliases: EARLY_LAYOUT_ALIASES });
+  const fetch = nodeRpcHandler(nodeDirectory({ chain, protocols, genesis, validator, blockRpc: (h) => rpcs.get(h) }));
   return {
     fetch,
     async close() {

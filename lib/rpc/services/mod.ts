@@ -3,6 +3,8 @@
  * @module
  */
 import { Directory } from "../directory.ts";
+import { createRpcHandler, type RpcHandlerOptions } from "../handler.ts";
+import { earlyLayoutServices } from "./early-layout.ts";
 import { bakerServices } from "./baker.ts";
 import { blockServices } from "./blocks.ts";
 import { chainServices } from "./chains.ts";
@@ -24,4 +26,15 @@ export function nodeDirectory(shell: ShellView): Directory<void> {
     .merge(protocolServices(shell))
     .merge(statsServices(shell.stats ?? webStats));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
+}
+
+/**
+ * The RPC handler of a node's directory, with the early layout's paths (answered by the handler
+ * itself, see `early-layout.ts`) merged in.
+ */
+export function nodeRpcHandler(directory: Directory<void>, options: RpcHandlerOptions = {}): (request: Request) => Promise<Response> {
+  let handler: ((request: Request) => Promise<Response>) | undefined;
+  directory.merge(earlyLayoutServices(() => handler!));
+  handler = createRpcHandler(directory, options);
+  return handler;
 }
