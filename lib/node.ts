@@ -2,6 +2,7 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
+import type { RequestContext } from "./rpc/handler.ts";
 import type { RuntimeStats } from "./rpc/services/stats.ts";
 import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
 import { blake2bWasmReady } from "./crypto/blake2b.ts";
@@ -75,8 +76,12 @@ export interface NodeOptions {
 
 /** A running node: one fetch handler and a close. */
 export interface TezosNode {
-  /** Serves one RPC request. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Serves one RPC request. `context.acl` is the access policy of the address the request came
+   * through (`aclForAddress` of `lib/rpc/acl.ts`, as Octez chooses it); without one, every
+   * request is allowed.
+   */
+  fetch(request: Request, context?: RequestContext): Promise<Response>;
   /** Stops background work and closes the store. */
   close(): Promise<void>;
 }

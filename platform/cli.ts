@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import type { BakeMode, HistoryMode } from "../lib/node.ts";
+import { parseEndpoint } from "../lib/rpc/acl.ts";
 
 /** Where the RPC server listens by default, as octez-node. */
 export const DEFAULT_RPC_ADDR = "127.0.0.1:8732";
@@ -20,8 +21,12 @@ export const DEFAULT_DATA_DIR = "./tezos-node-data";
 
 /** What the command line asks for. */
 export interface CommandLine {
-  /** Interface and port of the RPC server; port 0 picks a free one. */
-  readonly rpcAddr: { readonly hostname: string; readonly port: number };
+  /** Interfaces and ports of the RPC servers (one each); port 0 picks a free one. */
+  readonly rpcAddrs: readonly RpcAddr[];
+  /** Listening addresses (and ports) where every RPC is allowed, whatever Octez's default ACL. */
+  readonly allowAllRpc: readonly { readonly address: string; readonly port: number | undefined }[];
+  /** Path of an Octez-style configuration file, if given. */
+  readonly configFile: string | undefined;
   /** Data directory as given (relative paths are relative to the working directory); absent with `--memory`. */
   readonly dataDir: string | undefined;
   /** Sandbox baker mode. */
@@ -34,6 +39,14 @@ export interface CommandLine {
   readonly cors: { readonly origins: readonly string[]; readonly headers: readonly string[] };
   /** Path of a JSON file of protocol parameters for the activation, if given. */
   readonly protocolParameters: string | undefined;
+  /** The options the command line gave (the others have their defaults; a config file may set them). */
+  readonly given: ReadonlySet<string>;
+}
+
+/** Where an RPC server listens. */
+export interface RpcAddr {
+  readonly hostname: string;
+  readonly port: number;
 }
 
 /** Result of `parseArgs`: either a request for the help text or the options to run with. */
@@ -52,6 +65,11 @@ Runs a Tezos sandbox node (protocol 011 Hangzhou) serving the Octez RPC interfac
 Options:
   --rpc-addr HOST:PORT       Listen for RPC on HOST:PORT (default ${DEFAULT_RPC_ADDR}; port 0 picks
                              a free port; IPv6 as [::1]:8732). The port may be left out (8732).
+                             Repeatable: one server per address. On a loopback address every RPC
+                             is allowed; on any other (0.0.0.0 included) only Octez's safe list.
+  --allow-all-rpc ADDR:PORT  Allow every RPC on that listening address. Repeatable.
+  --config-file FILE         Octez-style configuration: data-dir, rpc.listen-addrs, rpc.acl,
+                             rpc.cors-origin, rpc.cors-headers. Command-line options win.
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
@@ -67,12 +85,14 @@ Options:
 `;
 
 type FlagName =
-  | "--rpc-addr" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
+  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
 const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
-  "--rpc-addr": { value: "HOST:PORT" },
+  "--rpc-addr": { value: "HOST:PORT", repeat: true },
+  "--allow-all-rpc": { value: "ADDR:PORT", repeat: true },
+  "--config-file": { value: "FILE" },
   "--data-dir": { value: "DIR" },
   "--memory": {},
   "--history-mode": { value: "MODE" },
@@ -131,7 +151,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   return {
     help: false,
     options: {
-      rpcAddr: parseRpcAddr(one("--rpc-addr") ?? DEFAULT_RPC_ADDR),
+      rpcAddrs: (seen.get("--rpc-addr") ?? [DEFAULT_RPC_ADDR]).map(parseRpcAddr),
+      allowAllRpc: (seen.get("--allow-all-rpc") ?? []).map((text) => {
+        try {
+          return parseEndpoint(text, "--allow-all-rpc");
+        } catch {
+          throw new UsageError(`Invalid --allow-all-rpc "${text}": expected ADDR or ADDR:PORT.`);
+        }
+      }),
+      configFile: nonEmpty("--config-file", seen.get("--config-file") ?? [])[0],
       dataDir: memory ? undefined : (dataDir ?? DEFAULT_DATA_DIR),
       bake: parseBake(one("--bake") ?? "auto"),
       activate: !seen.has("--no-activate"),
@@ -141,12 +169,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         headers: nonEmpty("--cors-header", seen.get("--cors-header") ?? []),
       },
       protocolParameters,
+      given: new Set(seen.keys()),
     },
   };
 }
 
 /** `HOST:PORT`, `HOST` (port 8732), `[IPv6]:PORT` or `[IPv6]`. */
-function parseRpcAddr(text: string): CommandLine["rpcAddr"] {
+export function parseRpcAddr(text: string): RpcAddr {
   const match = /^\[([0-9A-Fa-f:.]+)\](?::(.*))?$/.exec(text) ?? /^([A-Za-z0-9.-]+)(?::(.*))?$/.exec(text);
   const port = portSchema.safeParse(match?.[2] ?? "8732");
   if (!match || !port.success) {

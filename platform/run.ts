@@ -13,7 +13,9 @@ import { createNode, type NodeOptions, type TezosNode } from "../lib/node.ts";
 import type { KeyValueStore } from "../lib/store/kv.ts";
 import { MemoryStore } from "../lib/store/memory.ts";
 import { type CommandLine, HELP, parseArgs, UsageError } from "./cli.ts";
-import type { Serve } from "./serve.ts";
+import type { HttpServer, Serve } from "./serve.ts";
+import { ALLOW_ALL, type AclEntry, aclForAddress } from "../lib/rpc/acl.ts";
+import { type ConfigFile, parseConfigFile } from "./config.ts";
 import { readCommitInfo } from "./commit.ts";
 import { runtimeStats } from "./stats.ts";
 
@@ -43,6 +45,8 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
 
   const protocolParameters =
     options.protocolParameters === undefined ? undefined : await readParameters(options.protocolParameters);
+  let policy: AclEntry[] = [];
+  ({ options, policy } = await withConfigFile(options));
 
   let store: KeyValueStore = new MemoryStore();
   if (options.dataDir !== undefined) {
@@ -79,13 +83,20 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     fail(`Cannot start the node: ${messageOf(error)}`);
   }
 
-  const { hostname, port } = options.rpcAddr;
-  const server = await platform.serve((request) => node.fetch(request), { hostname, port }).catch(async (error) => {
-    await node.close().catch(() => {});
-    fail(`Cannot listen on ${hostname}:${port}: ${messageOf(error)}`);
-  });
+  // One server per address; each serves with its address's access policy, as Octez chooses it.
+  const servers: HttpServer[] = [];
+  for (const { hostname, port } of options.rpcAddrs) {
+    const context = { acl: aclForAddress(policy, hostname, port) };
+    const server = await platform.serve((request) => node.fetch(request, context), { hostname, port }).catch(async (error) => {
+      await Promise.all(servers.map((s) => s.close().catch(() => {})));
+      await node.close().catch(() => {});
+      fail(`Cannot listen on ${hostname}:${port}: ${messageOf(error)}`);
+    });
+    servers.push(server);
+  }
+  const closeServers = () => Promise.all(servers.map((s) => s.close()));
   const where = options.dataDir === undefined ? "in memory" : `data dir ${options.dataDir}`;
-  console.log(`Node listening on ${server.url} (${where})`);
+  for (const server of servers) console.log(`Node listening on ${server.url} (${where})`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -95,7 +106,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     }
     stopping = true;
     try {
-      await server.close();
+      await closeServers();
       await node.close();
     } catch (error) {
       fail(`Error while shutting down: ${messageOf(error)}`);
@@ -116,7 +127,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     stopping = true;
     process.stderr.write(`${message}\n`);
     void (async () => {
-      await server.close().catch(() => {});
+      await closeServers().catch(() => {});
       await node.close().catch(() => {});
       process.exit(1);
     })();
@@ -153,4 +164,38 @@ function messageOf(error: unknown): string {
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   return process.exit(1);
+}
+
+/**
+ * The command line with what `--config-file` sets where the command line is silent (Octez:
+ * options override the file), and the ACL policy: `--allow-all-rpc` addresses first, then the
+ * file's `rpc.acl`.
+ */
+async function withConfigFile(options: CommandLine): Promise<{ options: CommandLine; policy: AclEntry[] }> {
+  const allowAll: AclEntry[] = options.allowAllRpc.map(({ address, port }) => ({ address, port, acl: ALLOW_ALL }));
+  if (options.configFile === undefined) return { options, policy: allowAll };
+  let text: string;
+  try {
+    text = await readFile(options.configFile, "utf8");
+  } catch (error) {
+    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : messageOf(error);
+    fail(`Cannot read --config-file "${options.configFile}": ${reason}.`);
+  }
+  let config: ConfigFile;
+  try {
+    config = parseConfigFile(text, options.configFile);
+  } catch (error) {
+    fail(messageOf(error));
+  }
+  const given = (flag: string) => options.given.has(flag);
+  const merged: CommandLine = {
+    ...options,
+    ...(!given("--rpc-addr") && config.rpcAddrs !== undefined && config.rpcAddrs.length > 0 ? { rpcAddrs: config.rpcAddrs } : {}),
+    ...(!given("--data-dir") && !given("--memory") && config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
+    cors: {
+      origins: given("--cors-origin") ? options.cors.origins : (config.corsOrigins ?? options.cors.origins),
+      headers: given("--cors-header") ? options.cors.headers : (config.corsHeaders ?? options.cors.headers),
+    },
+  };
+  return { options: merged, policy: [...allowAll, ...config.acl] };
 }

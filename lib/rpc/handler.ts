@@ -6,6 +6,7 @@
  * streamed answers. It never throws: anything unexpected becomes a 500 `failure`.
  * @module
  */
+import { type Acl, aclAllows } from "./acl.ts";
 import { defaultRegistry, type ErrorRegistry, type TraceItem } from "../errors/registry.ts";
 import { failureItem, traceOf } from "../errors/core.ts";
 import { registerBuiltins } from "./builtins.ts";
@@ -29,6 +30,15 @@ import { streamOf } from "./stream.ts";
 import { parseTarget, type RequestTarget } from "./url.ts";
 
 /** Options of `createRpcHandler`. */
+/** How the server a request came through serves it: the access policy of its listening address. */
+export interface RequestContext {
+  /** Refused requests answer 401 (`lib/rpc/acl.ts`); none: everything is allowed. */
+  readonly acl?: Acl;
+}
+
+/** The RPC handler: one request, and how the server it came through serves it. */
+export type RpcHandler = (request: Request, context?: RequestContext) => Promise<Response>;
+
 export interface RpcHandlerOptions {
   /** CORS: allowed origins and extra allowed headers. No origin allowed when absent. */
   readonly cors?: CorsOptions;
@@ -184,7 +194,7 @@ function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
  * const res = await fetch(new Request("http://node/version"));
  * ```
  */
-export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): (request: Request) => Promise<Response> {
+export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): RpcHandler {
   if (options.builtins !== false) registerBuiltins(root, options.errors ?? defaultRegistry);
   const origins = options.cors?.origins ?? [];
   const corsHeaders = allowedHeaders(options.cors?.headers ?? []);
@@ -225,12 +235,14 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
    * subtree's builder, a request body, an asynchronous service), so that a cached read goes
    * through no promise but the one `handle` returns.
    */
-  function dispatch(request: Request): Response | Promise<Response> {
+  function dispatch(request: Request, acl: Acl | undefined): Response | Promise<Response> {
     const target = targets.get(request.url);
     const method = request.method;
     const segments = target.segments;
     if (method === "OPTIONS") return preflight(request, segments);
     if (!METHODS.has(method)) return empty(501);
+    // resto answers what the listening address's policy refuses with 401 and nothing else
+    if (acl !== undefined && !aclAllows(acl, method, segments)) return empty(401);
 
     const r = resolvePath(root.root, undefined, segments, request);
     if (r instanceof Promise) return r.then((found) => serve(request, method as Method, target, found));
@@ -362,9 +374,9 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
   }
 
   const internalFailure = (e: unknown) => failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
-  return function handle(request: Request): Promise<Response> {
+  return function handle(request: Request, context?: RequestContext): Promise<Response> {
     try {
-      const res = dispatch(request);
+      const res = dispatch(request, context?.acl);
       return res instanceof Promise ? res.catch(internalFailure) : Promise.resolve(res);
     } catch (e) {
       // As a rejection, as when `dispatch` was asynchronous: the answer is made in a later microtask.

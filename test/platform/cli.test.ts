@@ -20,13 +20,16 @@ function usageError(argv: string[]): string {
 
 test("parseArgs() with no argument gives octez-node's defaults", () => {
   assert.equal(options([]), {
-    rpcAddr: { hostname: "127.0.0.1", port: 8732 },
+    rpcAddrs: [{ hostname: "127.0.0.1", port: 8732 }],
+    allowAllRpc: [],
+    configFile: undefined,
     dataDir: "./tezos-node-data",
     bake: { mode: "auto" },
     activate: true,
     historyMode: "full",
     cors: { origins: [], headers: [] },
     protocolParameters: undefined,
+    given: new Set(),
   });
 });
 
@@ -43,33 +46,40 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       "--cors-header", "Content-Type",
       "--cors-header", "X-Custom",
       "--protocol-parameters", "sandbox-parameters.json",
+      "--rpc-addr", "[::1]:18733",
+      "--allow-all-rpc", "0.0.0.0:18732",
+      "--allow-all-rpc", "10.0.0.1",
+      "--config-file", "node.json",
     ]),
     {
-      rpcAddr: { hostname: "0.0.0.0", port: 18732 },
+      rpcAddrs: [{ hostname: "0.0.0.0", port: 18732 }, { hostname: "::1", port: 18733 }],
+      allowAllRpc: [{ address: "0.0.0.0", port: 18732 }, { address: "10.0.0.1", port: undefined }],
+      configFile: "node.json",
       dataDir: "/var/lib/tezos",
       bake: { mode: "interval", seconds: 2.5 },
       activate: false,
       historyMode: "archive",
       cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
       protocolParameters: "sandbox-parameters.json",
+      given: new Set(["--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file"]),
     },
   );
 });
 
 test("parseArgs() accepts --flag=value as well as --flag value", () => {
   const o = options(["--rpc-addr=localhost:9000", "--history-mode=rolling", "--bake=manual", "--cors-origin=*"]);
-  assert.equal(o.rpcAddr, { hostname: "localhost", port: 9000 });
+  assert.equal(o.rpcAddrs, [{ hostname: "localhost", port: 9000 }]);
   assert.is(o.historyMode, "rolling");
   assert.equal(o.bake, { mode: "manual" });
   assert.equal(o.cors.origins, ["*"]);
 });
 
 test("parseArgs() reads --rpc-addr forms: bracketed IPv6, no port, port 0", () => {
-  assert.equal(options(["--rpc-addr", "[::1]:8733"]).rpcAddr, { hostname: "::1", port: 8733 });
-  assert.equal(options(["--rpc-addr", "[::]"]).rpcAddr, { hostname: "::", port: 8732 });
-  assert.equal(options(["--rpc-addr", "localhost"]).rpcAddr, { hostname: "localhost", port: 8732 });
-  assert.equal(options(["--rpc-addr", "127.0.0.1:0"]).rpcAddr, { hostname: "127.0.0.1", port: 0 });
-  assert.equal(options(["--rpc-addr", "127.0.0.1:65535"]).rpcAddr, { hostname: "127.0.0.1", port: 65535 });
+  assert.equal(options(["--rpc-addr", "[::1]:8733"]).rpcAddrs, [{ hostname: "::1", port: 8733 }]);
+  assert.equal(options(["--rpc-addr", "[::]"]).rpcAddrs, [{ hostname: "::", port: 8732 }]);
+  assert.equal(options(["--rpc-addr", "localhost"]).rpcAddrs, [{ hostname: "localhost", port: 8732 }]);
+  assert.equal(options(["--rpc-addr", "127.0.0.1:0"]).rpcAddrs, [{ hostname: "127.0.0.1", port: 0 }]);
+  assert.equal(options(["--rpc-addr", "127.0.0.1:65535"]).rpcAddrs, [{ hostname: "127.0.0.1", port: 65535 }]);
 });
 
 test("parseArgs() with --memory has no data directory", () => {

@@ -3,7 +3,7 @@
  * @module
  */
 import { Directory } from "../directory.ts";
-import { createRpcHandler, type RpcHandlerOptions } from "../handler.ts";
+import { createRpcHandler, type RpcHandler, type RpcHandlerOptions } from "../handler.ts";
 import { earlyLayoutServices } from "./early-layout.ts";
 import { bakerServices } from "./baker.ts";
 import { blockServices } from "./blocks.ts";
@@ -32,9 +32,9 @@ export function nodeDirectory(shell: ShellView): Directory<void> {
  * The RPC handler of a node's directory, with the early layout's paths (answered by the handler
  * itself, see `early-layout.ts`) merged in.
  */
-export function nodeRpcHandler(directory: Directory<void>, options: RpcHandlerOptions = {}): (request: Request) => Promise<Response> {
-  let handler: ((request: Request) => Promise<Response>) | undefined;
-  directory.merge(earlyLayoutServices(() => handler!));
+export function nodeRpcHandler(directory: Directory<void>, options: RpcHandlerOptions = {}): RpcHandler {
+  let handler: RpcHandler | undefined;
+  directory.merge(earlyLayoutServices(() => (request) => handler!(request)));
   handler = createRpcHandler(directory, options);
   return handler;
 }
