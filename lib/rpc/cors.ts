@@ -23,9 +23,11 @@ export function matchOrigin(allowed: readonly string[], origin: string): string 
   return best;
 }
 
-/** The `Access-Control-Allow-Headers` value: the headers lowercased, with `Content-Type`, sorted, unique (as Octez's node). */
+/** The `Access-Control-Allow-Headers` value: the headers lowercased, `content-type` among them, sorted, each once. */
 export function allowedHeaders(headers: readonly string[] = []): string {
+  // Octez lower-cases the operator's headers and adds "Content-Type" as is, so that
+  // `--cors-header content-type` lists it twice; here each header is listed once.
   const set = new Set(headers.map((h) => h.toLowerCase()));
-  set.add("Content-Type");
+  set.add("content-type");
   return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(", ");
 }
