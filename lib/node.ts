@@ -72,6 +72,8 @@ export interface NodeOptions {
   commit?: { readonly hash: string; readonly date: string };
   /** The runtime's figures for `/stats/gc` and `/stats/memory` (`platform/stats.ts`); what a web page sees when absent. */
   stats?: RuntimeStats;
+  /** The largest request body the RPC reads, in bytes (8 MiB by default); larger ones answer 413 unread. */
+  maxRequestBody?: number;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -156,7 +158,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const directory = nodeDirectory(shell)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
-  const handler = nodeRpcHandler(directory, { cors: options.cors });
+  const handler = nodeRpcHandler(directory, { cors: options.cors, ...(options.maxRequestBody === undefined ? {} : { maxBodySize: options.maxRequestBody }) });
   let closed = false;
   return {
     fetch: handler,

@@ -39,6 +39,8 @@ export interface CommandLine {
   readonly cors: { readonly origins: readonly string[]; readonly headers: readonly string[] };
   /** Path of a JSON file of protocol parameters for the activation, if given. */
   readonly protocolParameters: string | undefined;
+  /** The largest RPC request body, in bytes (`--max-request-body`); the node's default when absent. */
+  readonly maxRequestBody: number | undefined;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -70,6 +72,7 @@ Options:
   --allow-all-rpc ADDR:PORT  Allow every RPC on that listening address. Repeatable.
   --config-file FILE         Octez-style configuration: data-dir, rpc.listen-addrs, rpc.acl,
                              rpc.cors-origin, rpc.cors-headers. Command-line options win.
+  --max-request-body BYTES   Largest RPC request body read (default 8388608); larger: 413.
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
@@ -85,7 +88,7 @@ Options:
 `;
 
 type FlagName =
-  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
+  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
@@ -93,6 +96,7 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--rpc-addr": { value: "HOST:PORT", repeat: true },
   "--allow-all-rpc": { value: "ADDR:PORT", repeat: true },
   "--config-file": { value: "FILE" },
+  "--max-request-body": { value: "BYTES" },
   "--data-dir": { value: "DIR" },
   "--memory": {},
   "--history-mode": { value: "MODE" },
@@ -169,6 +173,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
         headers: nonEmpty("--cors-header", seen.get("--cors-header") ?? []),
       },
       protocolParameters,
+      maxRequestBody: parseBytes("--max-request-body", one("--max-request-body")),
       given: new Set(seen.keys()),
     },
   };
@@ -182,6 +187,14 @@ export function parseRpcAddr(text: string): RpcAddr {
     throw new UsageError(`Invalid --rpc-addr "${text}": expected HOST:PORT with a port from 0 to 65535.`);
   }
   return { hostname: match[1]!, port: port.data };
+}
+
+/** A positive byte count (at most 1 GiB), or undefined when the option is absent. */
+function parseBytes(flag: FlagName, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 2 ** 30)) throw new UsageError(`Invalid ${flag} "${text}": expected a number of bytes from 1 to 1073741824.`);
+  return n;
 }
 
 function parseBake(text: string): BakeMode {

@@ -63,6 +63,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   const nodeOptions: NodeOptions = {
     readResource: async (url) => new Uint8Array(await readFile(url)),
     stats: runtimeStats(),
+    ...(options.maxRequestBody === undefined ? {} : { maxRequestBody: options.maxRequestBody }),
     ...(commit === undefined ? {} : { commit }),
     store,
     historyMode: options.historyMode,

@@ -16,6 +16,8 @@ import {
   ACCEPTABLE,
   BINARY_MEDIA,
   BodyError,
+  DEFAULT_MAX_BODY_SIZE,
+  BodyTooLarge,
   decodeBody,
   encodeBody,
   errorBody,
@@ -44,6 +46,8 @@ export interface RpcHandlerOptions {
   readonly cors?: CorsOptions;
   /** Registry listed by `GET /errors`; the node's registry when absent. */
   readonly errors?: ErrorRegistry;
+  /** The largest request body read, in bytes ({@link DEFAULT_MAX_BODY_SIZE} by default); larger ones answer 413. */
+  readonly maxBodySize?: number;
   /** Register `/describe` and `/errors` into the directory (default true). */
   readonly builtins?: boolean;
 }
@@ -196,6 +200,7 @@ function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
  */
 export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): RpcHandler {
   if (options.builtins !== false) registerBuiltins(root, options.errors ?? defaultRegistry);
+  const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
   const origins = options.cors?.origins ?? [];
   const corsHeaders = allowedHeaders(options.cors?.headers ?? []);
 
@@ -295,10 +300,11 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
 
     if (svc.input === undefined) return call(svc, r, query, undefined, request, outMedia, headers);
     const input = svc.input;
-    return decodeBody(inMedia, input, request).then(
+    return decodeBody(inMedia, input, request, maxBodySize).then(
       (body) => call(svc, r, query, body, request, outMedia, headers),
       (e) => {
         if (e instanceof BodyError) return badRequest(`Failed to parse the request body: ${e.message}`);
+        if (e instanceof BodyTooLarge) return new Response(e.message, { status: 413, headers: TEXT_PLAIN });
         throw e;
       },
     );

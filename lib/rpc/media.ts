@@ -92,9 +92,15 @@ export class BodyError extends Error {
 }
 
 /** Decodes a request body from its media type; throws a BodyError. */
-export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request: Request): Promise<T> {
+export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request: Request, limit = DEFAULT_MAX_BODY_SIZE): Promise<T> {
+  const raw = await readBody(request, limit);
   if (media === JSON_MEDIA) {
-    const text = await request.text();
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(raw);
+    } catch {
+      throw new BodyError("invalid UTF-8");
+    }
     let json;
     try {
       json = JSON.parse(text);
@@ -107,7 +113,7 @@ export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request:
       throw new BodyError(e instanceof Error ? e.message : String(e));
     }
   }
-  const bytes = new Uint8Array(await request.arrayBuffer());
+  const bytes = raw;
   try {
     const r = new Reader(bytes);
     const len = r.take(4);
@@ -119,6 +125,53 @@ export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request:
     const reason = e instanceof Error ? e.message : String(e);
     throw new BodyError(`Failed to parse binary data: ${reason}.`);
   }
+}
+
+/** The largest request body read by default: 8 MiB (a protocol of 2 MiB, Octez's bound, fits in JSON). */
+export const DEFAULT_MAX_BODY_SIZE = 8 * 1024 * 1024;
+
+/** A request body over the limit: answered 413 at once, and not read further. */
+export class BodyTooLarge extends Error {
+  override name = "BodyTooLarge";
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`Request body too large: at most ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The request's body, at most `limit` bytes: refused from its `Content-Length` before reading
+ * anything, else while reading (the rest is not read).
+ */
+export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new BodyTooLarge(limit);
+  const body = request.body;
+  if (body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** The body of a failed call: the JSON list of errors, or in binary the length-prefixed JSON text behind the media's own length. */

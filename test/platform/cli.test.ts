@@ -29,6 +29,7 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     historyMode: "full",
     cors: { origins: [], headers: [] },
     protocolParameters: undefined,
+    maxRequestBody: undefined,
     given: new Set(),
   });
 });
@@ -50,6 +51,7 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       "--allow-all-rpc", "0.0.0.0:18732",
       "--allow-all-rpc", "10.0.0.1",
       "--config-file", "node.json",
+      "--max-request-body", "1024",
     ]),
     {
       rpcAddrs: [{ hostname: "0.0.0.0", port: 18732 }, { hostname: "::1", port: 18733 }],
@@ -61,7 +63,8 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       historyMode: "archive",
       cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
       protocolParameters: "sandbox-parameters.json",
-      given: new Set(["--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file"]),
+      maxRequestBody: 1024,
+      given: new Set(["--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body"]),
     },
   );
 });

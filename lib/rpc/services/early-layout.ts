@@ -27,6 +27,7 @@ import { type Json } from "../../encoding/codec.ts";
 import { type Arg, intArg, likeArg, stringArg, uintArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { anyJson } from "../json_any.ts";
+import { BodyTooLarge, readBody } from "../media.ts";
 import { optional, query } from "../query.ts";
 import { type Method, type PathItem, rawService, type ServiceCall, tail } from "../service.ts";
 
@@ -188,7 +189,13 @@ async function priorityOf(call: Call): Promise<number | string> {
   const inQuery = call.query["priority"] as number | undefined;
   if (inQuery !== undefined) return inQuery;
   if (call.request.method !== "POST") return 0;
-  const text = await call.request.text();
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await readBody(call.request, 64 * 1024));
+  } catch (e) {
+    if (e instanceof BodyTooLarge) return `Failed to parse the request body: ${e.message}`;
+    throw e;
+  }
   if (text.trim() === "") return 0;
   let body: unknown;
   try {
@@ -294,8 +301,10 @@ export function earlyLayoutServices(forward: () => Forward): Directory<void> {
             const url = new URL(call.request.url);
             const search = t.search?.toString() ?? "";
             const target = `${url.origin}/${t.path.map(encodeURIComponent).join("/")}${search === "" ? "" : `?${search}`}`;
-            const body = t.method === "GET" || t.method === "DELETE" ? undefined : await call.request.arrayBuffer();
-            return forward()(new Request(target, { method: t.method, headers: call.request.headers, body, signal: call.request.signal }));
+            // the body goes on as a stream: the current path reads it, within its size limit
+            const body = t.method === "GET" || t.method === "DELETE" ? undefined : call.request.body;
+            const init = { method: t.method, headers: call.request.headers, body, signal: call.request.signal, duplex: "half" };
+            return forward()(new Request(target, init as RequestInit));
           },
         }),
       );
