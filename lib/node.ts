@@ -74,6 +74,11 @@ export interface NodeOptions {
   stats?: RuntimeStats;
   /** The largest request body the RPC reads, in bytes (8 MiB by default); larger ones answer 413 unread. */
   maxRequestBody?: number;
+  /**
+   * The work budget of one RPC call, in milliseconds (5 s by default): Michelson runs and loops
+   * over user-given bounds (rights) stop past it with `node.rpc.work_budget_exceeded`.
+   */
+  rpcWorkBudget?: number;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -154,7 +159,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
   });
   await baker.start();
-  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats };
+  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget };
   const directory = nodeDirectory(shell)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));

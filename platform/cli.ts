@@ -41,6 +41,8 @@ export interface CommandLine {
   readonly protocolParameters: string | undefined;
   /** The largest RPC request body, in bytes (`--max-request-body`); the node's default when absent. */
   readonly maxRequestBody: number | undefined;
+  /** The work budget of one RPC call, in milliseconds (`--rpc-work-budget SECONDS`); the node's default when absent. */
+  readonly rpcWorkBudget: number | undefined;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -73,6 +75,8 @@ Options:
   --config-file FILE         Octez-style configuration: data-dir, rpc.listen-addrs, rpc.acl,
                              rpc.cors-origin, rpc.cors-headers. Command-line options win.
   --max-request-body BYTES   Largest RPC request body read (default 8388608); larger: 413.
+  --rpc-work-budget SECONDS  Work one RPC call may take (default 5): Michelson runs and rights
+                             past it answer node.rpc.work_budget_exceeded.
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
@@ -88,7 +92,7 @@ Options:
 `;
 
 type FlagName =
-  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
+  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
@@ -97,6 +101,7 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--allow-all-rpc": { value: "ADDR:PORT", repeat: true },
   "--config-file": { value: "FILE" },
   "--max-request-body": { value: "BYTES" },
+  "--rpc-work-budget": { value: "SECONDS" },
   "--data-dir": { value: "DIR" },
   "--memory": {},
   "--history-mode": { value: "MODE" },
@@ -174,6 +179,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       },
       protocolParameters,
       maxRequestBody: parseBytes("--max-request-body", one("--max-request-body")),
+      rpcWorkBudget: parseBudget(one("--rpc-work-budget")),
       given: new Set(seen.keys()),
     },
   };
@@ -195,6 +201,14 @@ function parseBytes(flag: FlagName, text: string | undefined): number | undefine
   const n = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
   if (!(n >= 1 && n <= 2 ** 30)) throw new UsageError(`Invalid ${flag} "${text}": expected a number of bytes from 1 to 1073741824.`);
   return n;
+}
+
+/** Seconds (fractions allowed, up to an hour) as milliseconds, or undefined when absent. */
+function parseBudget(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = secondsSchema.safeParse(text);
+  if (!s.success || s.data > 3600) throw new UsageError(`Invalid --rpc-work-budget "${text}": expected seconds, more than 0 and at most 3600.`);
+  return Math.round(s.data * 1000);
 }
 
 function parseBake(text: string): BakeMode {

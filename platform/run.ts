@@ -64,6 +64,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     readResource: async (url) => new Uint8Array(await readFile(url)),
     stats: runtimeStats(),
     ...(options.maxRequestBody === undefined ? {} : { maxRequestBody: options.maxRequestBody }),
+    ...(options.rpcWorkBudget === undefined ? {} : { rpcWorkBudget: options.rpcWorkBudget }),
     ...(commit === undefined ? {} : { commit }),
     store,
     historyMode: options.historyMode,

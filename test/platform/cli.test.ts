@@ -30,6 +30,7 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     cors: { origins: [], headers: [] },
     protocolParameters: undefined,
     maxRequestBody: undefined,
+    rpcWorkBudget: undefined,
     given: new Set(),
   });
 });
@@ -52,6 +53,7 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       "--allow-all-rpc", "10.0.0.1",
       "--config-file", "node.json",
       "--max-request-body", "1024",
+      "--rpc-work-budget", "2.5",
     ]),
     {
       rpcAddrs: [{ hostname: "0.0.0.0", port: 18732 }, { hostname: "::1", port: 18733 }],
@@ -64,7 +66,8 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
       protocolParameters: "sandbox-parameters.json",
       maxRequestBody: 1024,
-      given: new Set(["--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body"]),
+      rpcWorkBudget: 2500,
+      given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body"]),
     },
   );
 });

@@ -336,20 +336,32 @@ function right(level: Level, delegate: string, priority: number, pred: number | 
   return r;
 }
 
+/** The highest baking priority: priorities are 16-bit (`uint16` in headers and answers). */
+export const MAX_PRIORITY = 0xffff;
+
 /**
  * The `helpers/baking_rights` answer. Default level: B's level + 1 (estimated from B's time).
- * Priorities 0..max_priority inclusive (default 64, or 8 when `cycle` is given). Without
- * `delegate`: every priority, then, unless `all`, only each delegate's first. With `delegate`:
- * only delegates with a revealed key, first priority each (all of them with `all`), stopping early
- * once every one was found.
+ * Priorities 0..max_priority inclusive (default 64, or 8 when `cycle` is given; at most
+ * {@link MAX_PRIORITY}: no priority lies beyond). Without `delegate`: every priority, then,
+ * unless `all`, only each delegate's first. With `delegate`: only delegates with a revealed key,
+ * first priority each (all of them with `all`), stopping early once every one was found.
  */
 export function bakingRights(ctx: RightsRpcContext, q: BakingRightsQuery): BakingRight[] {
+  const out: BakingRight[] = [];
+  for (const r of bakingRightsSteps(ctx, q)) if (r !== undefined) out.push(r);
+  return out;
+}
+
+/**
+ * {@link bakingRights} one step at a time: each step (a priority looked at) yields its right, or
+ * `undefined` when it gives none, so that a caller can bound and pace the work.
+ */
+export function* bakingRightsSteps(ctx: RightsRpcContext, q: BakingRightsQuery): Generator<BakingRight | undefined, void> {
   const cycles = q.cycle ?? [];
   const fallbackLevel = levelFromRaw(ctx.eras, ctx.current.level + 1);
   const levels = requestedLevels(ctx, cycles, q.level ?? [], { level: fallbackLevel, predecessorTime: ctx.timestamp });
-  const maxPrio = q.max_priority ?? (cycles.length === 0 ? 64 : 8);
+  const maxPrio = Math.min(q.max_priority ?? (cycles.length === 0 ? 64 : 8), MAX_PRIORITY);
   const all = q.all === true;
-  const out: BakingRight[] = [];
   if (q.delegate === undefined || q.delegate.length === 0) {
     for (const { level, predecessorTime } of levels) {
       const seen = new Set<string>();
@@ -357,13 +369,16 @@ export function bakingRights(ctx: RightsRpcContext, q: BakingRightsQuery): Bakin
       for (let priority = 0; priority <= maxPrio; priority++) {
         const pkh = pkhOf(owners.next().value).text;
         if (!all) {
-          if (seen.has(pkh)) continue;
+          if (seen.has(pkh)) {
+            yield undefined;
+            continue;
+          }
           seen.add(pkh);
         }
-        out.push(right(level, pkh, priority, predecessorTime, ctx.constants));
+        yield right(level, pkh, priority, predecessorTime, ctx.constants);
       }
     }
-    return out;
+    return;
   }
   const wanted: string[] = [];
   for (const d of q.delegate) {
@@ -375,12 +390,14 @@ export function bakingRights(ctx: RightsRpcContext, q: BakingRightsQuery): Bakin
     const owners = bakingPriorities(ctx.source, level);
     for (let priority = 0; remaining.length > 0 && priority <= maxPrio; priority++) {
       const pkh = pkhOf(owners.next().value).text;
-      if (!remaining.includes(pkh)) continue;
-      out.push(right(level, pkh, priority, predecessorTime, ctx.constants));
+      if (!remaining.includes(pkh)) {
+        yield undefined;
+        continue;
+      }
+      yield right(level, pkh, priority, predecessorTime, ctx.constants);
       if (!all) remaining = remaining.filter((d) => d !== pkh);
     }
   }
-  return out;
 }
 
 /**
@@ -390,16 +407,21 @@ export function bakingRights(ctx: RightsRpcContext, q: BakingRightsQuery): Bakin
  * `delegate` filters the result.
  */
 export function endorsingRights(ctx: RightsRpcContext, q: EndorsingRightsQuery): EndorsingRight[] {
+  return [...endorsingRightsSteps(ctx, q)].flat();
+}
+
+/** {@link endorsingRights} one level at a time: each step yields that level's rights. */
+export function* endorsingRightsSteps(ctx: RightsRpcContext, q: EndorsingRightsQuery): Generator<EndorsingRight[], void> {
   const levels = requestedLevels(ctx, q.cycle ?? [], q.level ?? [], { level: ctx.current, predecessorTime: ctx.timestamp });
   const filter = q.delegate === undefined || q.delegate.length === 0 ? undefined : new Set(q.delegate);
-  const out: EndorsingRight[] = [];
   for (const { level, predecessorTime } of levels) {
+    const out: EndorsingRight[] = [];
     for (const [delegate, { slots }] of endorsementRights(ctx.source, level, ctx.constants.endorsers_per_block)) {
       if (filter !== undefined && !filter.has(delegate)) continue;
       const r: EndorsingRight = { level: level.level, delegate, slots };
       if (predecessorTime !== undefined) r.estimated_time = predecessorTime;
       out.push(r);
     }
+    yield out;
   }
-  return out;
 }

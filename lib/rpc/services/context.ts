@@ -26,6 +26,8 @@ export interface ShellView {
   readonly commit?: { readonly hash: string; readonly date: string };
   /** The runtime's figures behind `/stats/*` (what a web page sees when absent). */
   readonly stats?: RuntimeStats;
+  /** The work budget of one RPC call, in milliseconds (`DEFAULT_WORK_BUDGET_MS` when absent). */
+  readonly workBudgetMs?: number;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

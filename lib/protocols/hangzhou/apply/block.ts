@@ -114,14 +114,24 @@ export class HangzhouBlock implements ValidationState {
     this.endorsements = fields.endorsements;
   }
 
-  /** Starts a block on `predecessor` at `timestamp` (Octez `begin_application` / `begin_construction`). */
-  static async begin(chainId: Uint8Array, predecessor: Predecessor, timestamp: number, mode: Mode): Promise<HangzhouBlock> {
+  /**
+   * Starts a block on `predecessor` at `timestamp` (Octez `begin_application` /
+   * `begin_construction`); `budget`: an RPC's work budget, for the blocks RPCs build.
+   */
+  static async begin(
+    chainId: Uint8Array,
+    predecessor: Predecessor,
+    timestamp: number,
+    mode: Mode,
+    options: { readonly budget?: ProtoContext["budget"] } = {},
+  ): Promise<HangzhouBlock> {
     const pc = ProtoContext.prepare(predecessor.context, {
       level: predecessor.header.level + 1,
       predecessorTimestamp: predecessor.header.timestamp,
       timestamp,
       fitness: fitnessCounter(predecessor.header.fitness),
     });
+    pc.budget = options.budget;
     const migration = takePendingMigrationResults(pc);
     const contents = contentsOf(mode);
     const src = contextRightsSource(pc);

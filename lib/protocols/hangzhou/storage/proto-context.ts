@@ -132,6 +132,8 @@ export class ProtoContext {
   temporaryBigMapId = -1n;
   /** The protocol cache (immutable: every change replaces it). */
   cache: CacheState<unknown>;
+  /** An RPC's work budget, checked as gas is consumed (none in blocks: their gas bounds them). */
+  budget: { check(): void } | undefined = undefined;
 
   constructor(init: ProtoContextInit) {
     this.context = init.context;
@@ -192,6 +194,7 @@ export class ProtoContext {
     c.internalNonce = this.internalNonce;
     c.internalNoncesUsed = this.internalNoncesUsed;
     c.temporaryBigMapId = this.temporaryBigMapId;
+    c.budget = this.budget;
     return c;
   }
 
@@ -360,6 +363,7 @@ export class ProtoContext {
   /** Consumes `milligas` from the operation (`consume_gas`); `gas_exhausted.operation` when short. */
   consumeGas(milligas: bigint): void {
     if (milligas < 0n) throw new RangeError("gas cost must not be negative");
+    this.budget?.check();
     if (milligas <= this.remainingOperationGas) this.remainingOperationGas -= milligas;
     else if (!this.unlimitedOperationGas) throw operationQuotaExceeded.error();
   }

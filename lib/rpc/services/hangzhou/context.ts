@@ -5,6 +5,7 @@
  * Hangzhou's services, and the list order of Octez's storage listings.
  * @module
  */
+import { WorkBudget } from "../../../errors/budget.ts";
 import { formatPublicKeyHash, parsePublicKeyHash } from "../../../crypto/keys.ts";
 import type { Codec } from "../../../encoding/core.ts";
 import { conv } from "../../../encoding/conv.ts";
@@ -106,4 +107,16 @@ export function nullable<T>(codec: Codec<T>): Codec<T | null> {
     (v) => (v === undefined ? null : v),
     option(codec),
   );
+}
+
+/** A copy of `{B}`'s protocol context for one RPC call, under the call's work budget. */
+export function budgetedContext(ctx: BlockCtx): ProtoContext {
+  const pc = protoContextOf(ctx).clone();
+  pc.budget = workBudget(ctx);
+  return pc;
+}
+
+/** The work budget of one RPC call on `{B}`. */
+export function workBudget(ctx: BlockCtx): WorkBudget {
+  return new WorkBudget(ctx.shell.workBudgetMs);
 }

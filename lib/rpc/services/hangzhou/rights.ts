@@ -23,11 +23,13 @@ import { failure } from "../../../errors/mod.ts";
 import { checkEndorsementRight } from "../../../protocols/hangzhou/apply/endorsement.ts";
 import { cycleBounds, levelFromRaw, levelFromRawWithOffset, levelsInCurrentCycle } from "../../../protocols/hangzhou/level.ts";
 import {
-  bakingRights,
+  type BakingRight,
   bakingRightsList,
+  bakingRightsSteps,
   endorsementRights,
-  endorsingRights,
+  type EndorsingRight,
   endorsingRightsList,
+  endorsingRightsSteps,
   type RightsRpcContext,
 } from "../../../protocols/hangzhou/rights.ts";
 import { findManagerKey } from "../../../protocols/hangzhou/storage/contract.ts";
@@ -39,7 +41,7 @@ import { Directory } from "../../directory.ts";
 import { flag, multi, optional, query, single } from "../../query.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
-import { cycleArg, levelArg, pkhArg, protoContextOf } from "./context.ts";
+import { cycleArg, levelArg, pkhArg, protoContextOf, workBudget } from "./context.ts";
 
 /** The rights view of block B: its level and timestamp, constants, seeds and snapshots. */
 export function rightsContextOf(pc: ProtoContext, blockTimestamp: number): RightsRpcContext {
@@ -91,11 +93,17 @@ export function rightsServices(): Directory<BlockCtx> {
         all: flag(),
       }),
       output: bakingRightsList,
-      handler: ({ ctx, query: q }) => {
+      handler: async ({ ctx, query: q }) => {
         const rc = rightsContextOf(protoContextOf(ctx), ctx.block.header.timestamp);
-        const r: Parameters<typeof bakingRights>[1] = { level: q.level, cycle: q.cycle, delegate: q.delegate, all: q.all };
+        const r: Parameters<typeof bakingRightsSteps>[1] = { level: q.level, cycle: q.cycle, delegate: q.delegate, all: q.all };
         if (q.max_priority !== undefined) r.max_priority = q.max_priority;
-        return bakingRights(rc, r);
+        const budget = workBudget(ctx);
+        const out: BakingRight[] = [];
+        for (const right of bakingRightsSteps(rc, r)) {
+          await budget.step();
+          if (right !== undefined) out.push(right);
+        }
+        return out;
       },
     }),
     service({
@@ -105,8 +113,16 @@ export function rightsServices(): Directory<BlockCtx> {
         "Retrieves the delegates allowed to endorse a block.\nBy default, it gives the endorsement slots for delegates that have at least one in the next block.\nParameters `level` and `cycle` can be used to specify the (valid) level(s) in the past or future at which the endorsement rights have to be returned. Parameter `delegate` can be used to restrict the results to the given delegates.\nReturns the list of endorsement slots. Also returns the minimal timestamps that correspond to these slots. The timestamps are omitted for levels in the past, and are only estimates for levels later that the next block, based on the hypothesis that all predecessor blocks were baked at the first priority.",
       query: query({ level: multi(levelArg), cycle: multi(cycleArg), delegate: multi(pkhArg) }),
       output: endorsingRightsList,
-      handler: ({ ctx, query: q }) =>
-        endorsingRights(rightsContextOf(protoContextOf(ctx), ctx.block.header.timestamp), { level: q.level, cycle: q.cycle, delegate: q.delegate }),
+      handler: async ({ ctx, query: q }) => {
+        const rc = rightsContextOf(protoContextOf(ctx), ctx.block.header.timestamp);
+        const budget = workBudget(ctx);
+        const out: EndorsingRight[] = [];
+        for (const rights of endorsingRightsSteps(rc, { level: q.level, cycle: q.cycle, delegate: q.delegate })) {
+          await budget.step();
+          out.push(...rights);
+        }
+        return out;
+      },
     }),
     service({
       method: "GET",

@@ -19,7 +19,7 @@ import type { Value } from "../../../michelson/value.ts";
 import { makeScriptContext, scriptLevel, scriptNow, type HangzhouScriptContext } from "../../../protocols/hangzhou/michelson/script-context.ts";
 import type { ProtoContext } from "../../../protocols/hangzhou/storage/proto-context.ts";
 import type { BlockCtx } from "../block-context.ts";
-import { protoContextOf } from "./context.ts";
+import { budgetedContext } from "./context.ts";
 import type { EntrypointsListing, UnparsingMode } from "./scripts-codecs.ts";
 import { canonicalLocations } from "../../../michelson/location.ts";
 import { listEntrypointsDetailed } from "../../../michelson/script/entrypoints.ts";
@@ -34,7 +34,7 @@ export const DUMMY_CONTRACT = "KT1BEqzn5Wx8uJrZNvuS9DVHmLvG9td3fDLi";
  * `Gas.set_unlimited`).
  */
 export function helperContext(ctx: BlockCtx, gas: bigint | undefined, legacy = false): HangzhouScriptContext {
-  const pc = protoContextOf(ctx).clone();
+  const pc = budgetedContext(ctx);
   if (gas === undefined) pc.setGasUnlimited();
   else pc.setGasLimit(gas);
   return helperContextOn(pc, ctx.chain.chainId, legacy);

@@ -27,6 +27,7 @@ import { shellOperation } from "../../../shell/operations.ts";
 import { Directory } from "../../directory.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
+import { workBudget } from "./context.ts";
 import { blockContext } from "../shell-blocks.ts";
 
 /** Merges each content with its receipt, as Octez prints operations with metadata. */
@@ -47,6 +48,7 @@ async function applyInSequence(ctx: BlockCtx, ops: readonly Operation[], mode: M
     { hash: block.hash, header: block.header, context: blockContext(ctx) },
     timestamp,
     mode,
+    { budget: workBudget(ctx) },
   );
   const out: OperationWithMetadata[] = [];
   for (const op of ops) {

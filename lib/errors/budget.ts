@@ -1,0 +1,62 @@
+/**
+ * The work budget of one RPC call (this node's own bound: Octez has none and relies on its ACL):
+ * time, checked where the work is (Michelson's gas points, loops over user-given bounds), past
+ * which the call answers `node.rpc.work_budget_exceeded` instead of holding the node.
+ *
+ * @example
+ * ```ts
+ * const budget = new WorkBudget(5000);
+ * for (const x of many) await budget.step(); // yields now and then; throws past 5 s
+ * ```
+ * @module
+ */
+import { int31 } from "../encoding/integers.ts";
+import { obj, req } from "../encoding/object.ts";
+import { defineError, type ErrorDefinition } from "./registry.ts";
+
+/** `node.rpc.work_budget_exceeded`: an RPC call took more than its budget. */
+export const workBudgetExceeded: ErrorDefinition<{ budget_ms: number }> = defineError({
+  id: "node.rpc.work_budget_exceeded",
+  kind: "temporary",
+  title: "RPC work budget exceeded",
+  description: "The RPC call took more work than this node gives one call (its work budget); it was stopped and changed nothing",
+  fields: obj(req("budget_ms", int31)),
+});
+
+/** The default budget of a call, in milliseconds: far beyond what a normal call takes. */
+export const DEFAULT_WORK_BUDGET_MS = 5000;
+
+/** How long a loop runs before it lets other work go on, in milliseconds. */
+const SLICE_MS = 10;
+
+/** A call's budget: a deadline, and the slices of a loop that lets the event loop turn. */
+export class WorkBudget {
+  readonly ms: number;
+  readonly deadline: number;
+  #sliceEnd: number;
+  #count = 0;
+
+  constructor(ms: number = DEFAULT_WORK_BUDGET_MS, now: number = Date.now()) {
+    if (!(ms > 0)) throw new RangeError(`work budget must be positive, got ${ms}`);
+    this.ms = ms;
+    this.deadline = now + ms;
+    this.#sliceEnd = now + SLICE_MS;
+  }
+
+  /** Throws {@link workBudgetExceeded} once the deadline is past (looked at every 256 calls). */
+  check(): void {
+    if ((++this.#count & 0xff) !== 0) return;
+    if (Date.now() > this.deadline) throw workBudgetExceeded.error({ budget_ms: this.ms });
+  }
+
+  /** One step of a long loop: checks the deadline, and every slice lets other work go on. */
+  async step(): Promise<void> {
+    if ((++this.#count & 0x3f) !== 0) return;
+    const now = Date.now();
+    if (now > this.deadline) throw workBudgetExceeded.error({ budget_ms: this.ms });
+    if (now >= this.#sliceEnd) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#sliceEnd = Date.now() + SLICE_MS;
+    }
+  }
+}
