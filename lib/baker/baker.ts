@@ -37,11 +37,12 @@ import { NonceStore } from "./nonces.ts";
 export const AUTO_START_LEVEL = 3;
 
 /**
- * How far ahead of the clock `auto` mode lets block timestamps go: a burst of operations (a test
- * suite) gets a block each at once, a steady stream gets one block a second, the clock's pace,
- * rather than timestamps drifting into the future without bound.
+ * How far ahead of the clock `auto` mode lets block timestamps go by default (10 minutes): a
+ * burst of operations (a test suite) gets a block each at once, and only a steady stream of
+ * them, minutes long, gets one block a second, the clock's pace, rather than timestamps drifting
+ * into the future without bound.
  */
-export const AUTO_MAX_LEAD_SECONDS = 30;
+export const AUTO_MAX_LEAD_SECONDS = 600;
 
 /** The most blocks one {@link Baker.bakeMany} call bakes. */
 export const MAX_BAKE_COUNT = 10_000;
@@ -68,6 +69,8 @@ export interface BakerOptions {
   readonly pending?: (head: Block) => OperationPasses | Promise<OperationPasses>;
   /** Timers for `interval` mode. */
   readonly timers?: Timers;
+  /** How far ahead of the clock `auto` blocks may be timestamped, in seconds ({@link AUTO_MAX_LEAD_SECONDS} by default). */
+  readonly maxLeadSeconds?: number;
   /** Errors of background bakes (auto and interval modes); `console.error` by default. */
   readonly onError?: (error: unknown) => void;
 }
@@ -103,6 +106,7 @@ class SandboxBaker implements Baker {
   private readonly chain: Chain;
   private readonly env: Parameters<typeof bakeBlock>[0];
   private readonly timers: Timers;
+  private readonly maxLead: number;
   private readonly onError: (error: unknown) => void;
   private queue: Promise<unknown> = Promise.resolve();
   private started = false;
@@ -130,6 +134,7 @@ class SandboxBaker implements Baker {
       ...(o.pending === undefined ? {} : { pending: o.pending }),
     };
     this.timers = o.timers ?? defaultTimers;
+    this.maxLead = o.maxLeadSeconds ?? AUTO_MAX_LEAD_SECONDS;
     this.onError = o.onError ?? ((e) => console.error("baker:", e));
   }
 
@@ -171,9 +176,9 @@ class SandboxBaker implements Baker {
       this.notifyQueued = false;
       if (!this.started || !this.canBake(this.chain.head)) return;
       // Blocks are at least a second apart: under a stream of operations the timestamps would
-      // run ahead of the clock without bound. Past AUTO_MAX_LEAD_SECONDS, wait for the clock
-      // (the operations keep gathering in the mempool and go in the next block).
-      const wait = (this.chain.head.header.timestamp + 1 - AUTO_MAX_LEAD_SECONDS) * 1000 - this.env.now();
+      // run ahead of the clock without bound. Past the lead allowed, wait for the clock (the
+      // operations keep gathering in the mempool and go in the next block).
+      const wait = (this.chain.head.header.timestamp + 1 - this.maxLead) * 1000 - this.env.now();
       if (wait > 0) {
         this.notifyQueued = true;
         this.timer = this.timers.setTimeout(() => {
