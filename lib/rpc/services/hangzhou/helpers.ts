@@ -79,7 +79,8 @@ function isManager(c: OperationContents): boolean {
   return MANAGER_KINDS.has(c.kind);
 }
 
-function guarded<T extends { contents: OperationContents[] }>(codec: Codec<T>): Codec<T> {
+/** `codec` with Octez's guard on the contents list (`Operation_repr.of_list`) when decoding: empty lists and mixed batches refused. */
+export function guarded<T extends { contents: OperationContents[] }>(codec: Codec<T>): Codec<T> {
   return conv<T, T>(
     (v) => v,
     (v) => {

@@ -28,6 +28,8 @@ import { Directory } from "../../directory.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
 import { workBudget } from "./context.ts";
+import { guarded } from "./helpers.ts";
+import type { Codec } from "../../../encoding/core.ts";
 import { blockContext } from "../shell-blocks.ts";
 
 /** Merges each content with its receipt, as Octez prints operations with metadata. */
@@ -64,9 +66,11 @@ function checkChain(ctx: BlockCtx, chainId: string): void {
 
 /** The simulation services of Hangzhou. */
 export function simulationServices(now: () => number): Directory<BlockCtx> {
-  const runInput = obj(req("operation", operation), req("chain_id", chainIdCodec));
-  const simulateInput = obj(req("operation", operation), req("chain_id", chainIdCodec), opt("latency", int31));
-  const preapplyInput = list(mergeObjs(obj(req("protocol", constant(HANGZHOU))), operation));
+  // Octez's operation encoding refuses an empty contents list (and a batch of non-manager contents)
+  const checked = guarded(operation);
+  const runInput = obj(req("operation", checked), req("chain_id", chainIdCodec));
+  const simulateInput = obj(req("operation", checked), req("chain_id", chainIdCodec), opt("latency", int31));
+  const preapplyInput = list(guarded(mergeObjs(obj(req("protocol", constant(HANGZHOU))), operation) as Codec<Operation & { protocol: string }>));
   const simulate = async (ctx: BlockCtx, body: { operation: Operation; chain_id: string }) => {
     checkChain(ctx, body.chain_id);
     return (await applyInSequence(ctx, [body.operation], { kind: "simulation" }, now))[0]!;
