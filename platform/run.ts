@@ -18,6 +18,7 @@ import { ALLOW_ALL, type AclEntry, aclForAddress } from "../lib/rpc/acl.ts";
 import { type ConfigFile, parseConfigFile } from "./config.ts";
 import { readCommitInfo } from "./commit.ts";
 import { runtimeStats } from "./stats.ts";
+import { readResource } from "./resource.ts";
 
 /** What the runtime gives `run`. */
 export interface RunPlatform {
@@ -61,7 +62,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
 
   const commit = await readCommitInfo();
   const nodeOptions: NodeOptions = {
-    readResource: async (url) => new Uint8Array(await readFile(url)),
+    readResource,
     stats: runtimeStats(),
     ...(options.maxRequestBody === undefined ? {} : { maxRequestBody: options.maxRequestBody }),
     ...(options.rpcWorkBudget === undefined ? {} : { rpcWorkBudget: options.rpcWorkBudget }),

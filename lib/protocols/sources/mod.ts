@@ -2,9 +2,9 @@
  * The sources of the protocols this node embeds, as tezos-node serves them on
  * `GET /protocols/<hash>`: data files beside this module (see `SOURCES.md`), one gzip of Octez's
  * protocol record encoding per protocol, read only when asked for. Reading a file is the
- * platform's business: `createNode` takes a {@link ResourceReader} (`npm start` gives one that
- * reads the file; the default is `fetch`, which reads `file:` URLs under Deno and Bun and the
- * bundle's own URLs in a browser).
+ * platform's business: `createNode` takes a {@link ResourceReader} (`mod.ts` and `npm start` give
+ * `platform/resource.ts`'s, which reads the file; the default is `fetch`, which reads the bundle's
+ * own URLs in a browser and `file:` URLs under Deno and Bun, not Node).
  *
  * @example
  * ```ts
