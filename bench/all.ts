@@ -4,13 +4,15 @@
  * Without arguments, every bench of the default run, one after the other: HTTP requests per second
  * (`http.ts`), blocks baked and validated per second (`chain.ts`), operations (`operations.ts`),
  * the Michelson interpreter and big map calls (`michelson.ts`), then the context store
- * (`context.ts`, when present). The load bench (`load.ts`, a node process under transfers for
+ * (`context.ts`, when present), the `interval:1` baker's cadence under 1 000 readers of the head
+ * (`readers.ts`, a node process, about 45 s). The load bench (`load.ts`, a node process under transfers for
  * about a minute per mode) is not part of the default run: ask for it by name.
  *
  * With a bench's name first, only that bench, with the rest of the command line as its arguments:
  *
  * ```sh
  * npm run bench -- load --sources 64 --seconds 20 --invalid 0,0.05   # see bench/load.ts
+ * npm run bench -- readers [--connections 1000] [--seconds 20] [--runtime bun] [--path P]   # bench/readers.ts
  * npm run bench -- http [path…]
  * npm run bench -- chain [blocks]
  * npm run bench -- michelson [iterations]
@@ -60,6 +62,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Load",
     inDefaultRun: false,
     run: async (args) => (await import("./load.ts")).runLoadCli(args),
+  },
+  readers: {
+    title: "Baker cadence under readers",
+    inDefaultRun: true,
+    run: async (args) => (await import("./readers.ts")).runReadersCli(args),
   },
 };
 
