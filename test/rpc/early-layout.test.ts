@@ -126,6 +126,16 @@ early("bad old arguments answer 400 as bad current ones do", async ({ node }) =>
   const body = await answer(node, "/blocks/head/proto/helpers/minimal_timestamp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"priority": "x"}' });
   assert.is(body.status, 400);
   assert.is((await answer(node, "/blocks/nonsense/hash")).status, (await answer(node, `${B}/nonsense/hash`)).status);
+  // the mapped paths read the block first: its answer (400 for a block id that does not parse,
+  // 404 for an unknown block) is the old path's, not a 500 carrying the read's text
+  for (const old of ["/blocks/nonsense/predecessors", "/blocks/nonsense/proto/helpers/level/3", "/blocks/nonsense/proto/helpers/levels/0", "/blocks/a%2Fb/predecessors"]) {
+    const r = await answer(node, old);
+    assert.is(r.status, 400, `${old}: ${r.text}`);
+    assert.match(r.text, /^Failed to parsed an argument in path\. After "chains\/main\/blocks\/(nonsense|a\/b)", the value "Cannot parse block identifier: (nonsense|a\/b)" is not acceptable for type "block_id"$/);
+  }
+  for (const old of ["/blocks/99999/predecessors", "/blocks/99999/proto/helpers/level/3", "/blocks/caboose/proto/helpers/levels/0"]) {
+    assert.is((await answer(node, old)).status, 404, old);
+  }
 });
 
 early("/describe lists the old paths", async ({ node }) => {

@@ -58,7 +58,24 @@ interface OldPath {
 
 /** The reads a mapping makes of the node, through the node's own services. */
 interface NodeReads {
+  /** The JSON of a GET that answers 200; any other answer is thrown as a {@link ReadAnswer}. */
   json(path: string): Promise<unknown>;
+}
+
+/**
+ * A read of a mapping that did not answer 200 (a block id that does not parse: 400, an unknown
+ * block: 404): the old path answers with that answer, as the current path would.
+ */
+class ReadAnswer {
+  readonly response: Response;
+  constructor(response: Response) {
+    this.response = response;
+  }
+}
+
+/** A block path of the current layout, the block id (from the old path, decoded) encoded again. */
+function blockPath(block: unknown, rest: string): string {
+  return `/chains/main/blocks/${encodeURIComponent(String(block))}/${rest}`;
 }
 
 const B = "/chains/main/blocks/{block}";
@@ -79,7 +96,7 @@ export const EARLY_LAYOUT: readonly OldPath[] = [
     from: "/blocks/{block}/predecessors",
     query: { length: "int" },
     to: async (call, node) => {
-      const search = new URLSearchParams({ head: String(await node.json(`/chains/main/blocks/${call.params[0]}/hash`)) });
+      const search = new URLSearchParams({ head: String(await node.json(blockPath(call.params[0], "hash"))) });
       const length = new URL(call.request.url).searchParams.get("length");
       if (length !== null) search.set("length", length);
       return { method: "GET", path: ["chains", "main", "blocks"], search };
@@ -103,7 +120,7 @@ export const EARLY_LAYOUT: readonly OldPath[] = [
     from: "/blocks/{block}/proto/helpers/level/{level}",
     to: async (call, node) => {
       const [block, level] = call.params as [string, number];
-      const current = Number(await node.json(`/chains/main/blocks/${block}/header/shell/level`));
+      const current = Number(await node.json(blockPath(block, "header/shell/level")));
       return helper(block, "current_level", { offset: String(level - current) });
     },
   },
@@ -111,7 +128,7 @@ export const EARLY_LAYOUT: readonly OldPath[] = [
     from: "/blocks/{block}/proto/helpers/levels/{cycle}",
     to: async (call, node) => {
       const [block, cycle] = call.params as [string, number];
-      const current = (await node.json(`/chains/main/blocks/${block}/helpers/current_level`)) as { cycle: number };
+      const current = (await node.json(blockPath(block, "helpers/current_level"))) as { cycle: number };
       return helper(block, "levels_in_current_cycle", { offset: String(cycle - current.cycle) });
     },
   },
@@ -278,7 +295,7 @@ export function earlyLayoutServices(forward: () => Forward): Directory<void> {
   const reads: NodeReads = {
     async json(path) {
       const res = await forward()(new Request(`http://localhost${path}`));
-      if (res.status !== 200) throw new RangeError(`${path}: ${res.status} ${await res.text()}`);
+      if (res.status !== 200) throw new ReadAnswer(res);
       return (await res.json()) as Json;
     },
   };
@@ -296,7 +313,13 @@ export function earlyLayoutServices(forward: () => Forward): Directory<void> {
           ...(q === undefined ? {} : { query: q }),
           output: anyJson(),
           handler: async (call) => {
-            const t = await targetOf(row, from, call as unknown as Call, reads);
+            let t: Target | Response;
+            try {
+              t = await targetOf(row, from, call as unknown as Call, reads);
+            } catch (e) {
+              if (e instanceof ReadAnswer) return e.response;
+              throw e;
+            }
             if (t instanceof Response) return t;
             const url = new URL(call.request.url);
             const search = t.search?.toString() ?? "";
