@@ -18,7 +18,7 @@ import { int32 } from "../../encoding/integers.ts";
 import { list } from "../../encoding/list.ts";
 import { obj, req } from "../../encoding/object.ts";
 import type { Level } from "../../encoding/hangzhou/basic.ts";
-import type { ErrorDefinition } from "../../errors/mod.ts";
+import { type ErrorDefinition, failure } from "../../errors/mod.ts";
 import { protoError } from "./proto-error.ts";
 
 export type { Level } from "../../encoding/hangzhou/basic.ts";
@@ -143,6 +143,31 @@ function levelInEra(era: CycleEra, firstLevelOfAll: number, level: number): Leve
 export function levelFromRaw(eras: CycleEras, level: number): Level {
   const era = eraOfLevel(eras, level);
   return levelInEra(era, oldestEra(eras).first_level, level);
+}
+
+/**
+ * Runs a level computation on a level, cycle or offset that an operation or an RPC request gave:
+ * where Octez's `Level_repr` fails an assertion (a level or cycle before the protocol's first, a
+ * level past int32), the exception reaches the client as a `failure`, and so does the reason here
+ * (the RangeError's message), instead of a JavaScript error. Other errors pass unchanged.
+ *
+ * @example
+ * ```ts
+ * givenLevels(() => levelFromRaw(eras, 0)); // throws failure "Level 0 is before the first level of the protocol (1)"
+ * ```
+ */
+export function givenLevels<T>(compute: () => T): T {
+  try {
+    return compute();
+  } catch (e) {
+    if (e instanceof RangeError) throw failure.error({ msg: e.message });
+    throw e;
+  }
+}
+
+/** `levelFromRaw` of a level an operation or a request gave ({@link givenLevels}). */
+export function givenLevel(eras: CycleEras, level: number): Level {
+  return givenLevels(() => levelFromRaw(eras, level));
 }
 
 /** Fields of `negative_level_and_offset_sum`. */

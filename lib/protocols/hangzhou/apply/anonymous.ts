@@ -11,7 +11,7 @@ import type { BalanceUpdate } from "../../../encoding/hangzhou/receipts/balance-
 import type { ActivateAccount, SeedNonceRevelation } from "../../../encoding/hangzhou/operation.ts";
 import { blake2bKeyed } from "../../../crypto/blake2b.ts";
 import type { ErrorDefinition } from "../../../errors/mod.ts";
-import { levelFromRaw } from "../level.ts";
+import { givenLevel } from "../level.ts";
 import { protoError } from "../proto-error.ts";
 import { findCommitment, removeCommitment } from "../storage/commitment.ts";
 import { credit } from "../storage/contract.ts";
@@ -29,7 +29,7 @@ export const invalidActivation: ErrorDefinition<{ pkh: string }> = protoError({
 
 /** Applies a seed nonce revelation; the tip goes to the block's rewards. */
 export function applySeedNonceRevelation(pc: ProtoContext, baker: string, content: SeedNonceRevelation): { kind: "seed_nonce_revelation"; balance_updates: BalanceUpdate[] } {
-  pc.atomically(() => revealNonce(pc, levelFromRaw(pc.eras, content.level), content.nonce));
+  pc.atomically(() => revealNonce(pc, givenLevel(pc.eras, content.level), content.nonce));
   const tip = pc.constants.seed_nonce_revelation_tip;
   pc.addRewards(tip);
   return {

@@ -12,7 +12,7 @@ import { encodeBinary } from "../../../encoding/codec.ts";
 import { formatPublicKeyHash, parseSignature, publicKeyHash, type PublicKey } from "../../../crypto/keys.ts";
 import { verify } from "../../../crypto/sign.ts";
 import { endorsementWatermark } from "../../../crypto/watermark.ts";
-import { levelFromRaw } from "../level.ts";
+import { givenLevel } from "../level.ts";
 import type { EndorsementSlots } from "../rights.ts";
 import { endorsementRightsOwner } from "../rights.ts";
 import { cleanupBalanceUpdates, freezeDeposit, freezeRewards } from "../storage/frozen.ts";
@@ -47,7 +47,7 @@ export async function checkEndorsementRight(
   slot: number,
 ): Promise<PublicKey> {
   if (slot < 0 || slot >= pc.constants.endorsers_per_block) throw invalidEndorsementSlot.error({ slot });
-  const level = levelFromRaw(pc.eras, inner.operations.level);
+  const level = givenLevel(pc.eras, inner.operations.level);
   const owner = endorsementRightsOwner(contextRightsSource(pc), level, slot);
   const bytes = encodeBinary(unsignedOperation, { branch: inner.branch, contents: [inner.operations] });
   const ok = inner.signature !== undefined && (await verify(owner, parseSignature(inner.signature), bytes, endorsementWatermark(chainId)));

@@ -13,7 +13,7 @@ import { int32 } from "../../../encoding/integers.ts";
 import { obj, req } from "../../../encoding/object.ts";
 import { formatPublicKeyHash, publicKeyEquals, publicKeyHash } from "../../../crypto/keys.ts";
 import type { ErrorDefinition } from "../../../errors/mod.ts";
-import { lastAllowedForkLevel, levelFromRaw, type Level } from "../level.ts";
+import { givenLevel, lastAllowedForkLevel, type Level } from "../level.ts";
 import { protoError } from "../proto-error.ts";
 import { bakingRightsOwner } from "../rights.ts";
 import { cleanupBalanceUpdates, hasFrozenBalance, punish } from "../storage/frozen.ts";
@@ -124,7 +124,7 @@ function checkWindow(pc: ProtoContext, raw: number, early: ErrorDefinition<{ lev
   const oldest = lastAllowedForkLevel(pc.eras, pc.level, pc.constants.preserved_cycles);
   if (!(raw < pc.level.level)) throw early.error({ level: raw, current: pc.level.level });
   if (raw < oldest) throw late.error({ level: raw, last: oldest });
-  return levelFromRaw(pc.eras, raw);
+  return givenLevel(pc.eras, raw);
 }
 
 /** Applies a double endorsement evidence. */

@@ -11,7 +11,7 @@ import { nonceHash } from "../../../encoding/hashes.ts";
 import { obj, req } from "../../../encoding/object.ts";
 import { tagged, union } from "../../../encoding/union.ts";
 import { contractId, seed } from "../../../encoding/hangzhou/basic.ts";
-import { levelFromRaw } from "../../../protocols/hangzhou/level.ts";
+import { givenLevel } from "../../../protocols/hangzhou/level.ts";
 import { getCpmmAddress } from "../../../protocols/hangzhou/storage/liquidity-baking.ts";
 import { findNonce } from "../../../protocols/hangzhou/storage/nonce.ts";
 import { seedForCycle } from "../../../protocols/hangzhou/storage/seed.ts";
@@ -46,7 +46,7 @@ export function nonceServices(): Directory<BlockCtx> {
       output: nonceInfo,
       handler: ({ ctx, params: [raw] }): NonceInfo => {
         const pc = protoContextOf(ctx);
-        const s = findNonce(pc, levelFromRaw(pc.eras, raw));
+        const s = findNonce(pc, givenLevel(pc.eras, raw));
         if (s === undefined) return {};
         return s.kind === "revealed" ? { nonce: s.nonce } : { hash: s.nonceHash };
       },

@@ -21,7 +21,7 @@ import { operation, type Operation } from "../../../encoding/hangzhou/operation.
 import { formatPublicKeyHash, publicKeyHash } from "../../../crypto/keys.ts";
 import { failure } from "../../../errors/mod.ts";
 import { checkEndorsementRight } from "../../../protocols/hangzhou/apply/endorsement.ts";
-import { cycleBounds, levelFromRaw, levelFromRawWithOffset, levelsInCurrentCycle } from "../../../protocols/hangzhou/level.ts";
+import { cycleBounds, firstLevelInCycle, givenLevel, givenLevels, lastLevelInCycle, levelFromRaw, levelFromRawWithOffset, levelsInCurrentCycle } from "../../../protocols/hangzhou/level.ts";
 import {
   type BakingRight,
   bakingRightsList,
@@ -77,6 +77,21 @@ export function requiredEndorsements(c: { initial_endorsers: number; delay_per_m
   return BigInt(c.initial_endorsers) < reduced ? 0 : c.initial_endorsers - Number(reduced);
 }
 
+/**
+ * The `level` and `cycle` arguments of a rights query, checked before the rights are drawn: a
+ * level before the protocol's first, or a cycle before the first or whose levels pass int32, is
+ * where Octez's `Level_repr` fails an assertion, and the answer is a `failure` saying so.
+ */
+function checkRequestedLevels(pc: ProtoContext, q: { readonly level: readonly number[]; readonly cycle: readonly number[] }): void {
+  givenLevels(() => {
+    for (const l of q.level) levelFromRaw(pc.eras, l);
+    for (const c of q.cycle) {
+      firstLevelInCycle(pc.eras, c);
+      lastLevelInCycle(pc.eras, c);
+    }
+  });
+}
+
 /** The rights, levels and timing services of Hangzhou. */
 export function rightsServices(): Directory<BlockCtx> {
   return new Directory<BlockCtx>().register(
@@ -94,7 +109,9 @@ export function rightsServices(): Directory<BlockCtx> {
       }),
       output: bakingRightsList,
       handler: async ({ ctx, query: q }) => {
-        const rc = rightsContextOf(protoContextOf(ctx), ctx.block.header.timestamp);
+        const pc = protoContextOf(ctx);
+        checkRequestedLevels(pc, q);
+        const rc = rightsContextOf(pc, ctx.block.header.timestamp);
         const r: Parameters<typeof bakingRightsSteps>[1] = { level: q.level, cycle: q.cycle, delegate: q.delegate, all: q.all };
         if (q.max_priority !== undefined) r.max_priority = q.max_priority;
         const budget = workBudget(ctx);
@@ -114,7 +131,9 @@ export function rightsServices(): Directory<BlockCtx> {
       query: query({ level: multi(levelArg), cycle: multi(cycleArg), delegate: multi(pkhArg) }),
       output: endorsingRightsList,
       handler: async ({ ctx, query: q }) => {
-        const rc = rightsContextOf(protoContextOf(ctx), ctx.block.header.timestamp);
+        const pc = protoContextOf(ctx);
+        checkRequestedLevels(pc, q);
+        const rc = rightsContextOf(pc, ctx.block.header.timestamp);
         const budget = workBudget(ctx);
         const out: EndorsingRight[] = [];
         for (const rights of endorsingRightsSteps(rc, { level: q.level, cycle: q.cycle, delegate: q.delegate })) {
@@ -133,7 +152,7 @@ export function rightsServices(): Directory<BlockCtx> {
       output: levelCodec,
       handler: ({ ctx, query: q }) => {
         const pc = protoContextOf(ctx);
-        return levelFromRawWithOffset(pc.eras, pc.level.level, q.offset);
+        return givenLevels(() => levelFromRawWithOffset(pc.eras, pc.level.level, q.offset));
       },
     }),
     service({
@@ -179,7 +198,7 @@ export function rightsServices(): Directory<BlockCtx> {
         const { endorsement, slot } = c[0]!;
         const pc = protoContextOf(ctx);
         const owner = await checkEndorsementRight(pc, b58decode(B58.chainId, body.chain_id), endorsement, slot);
-        const level = levelFromRaw(pc.eras, endorsement.operations.level);
+        const level = givenLevel(pc.eras, endorsement.operations.level);
         const rights = endorsementRights(contextRightsSource(pc), level, pc.constants.endorsers_per_block);
         return rights.get(formatPublicKeyHash(publicKeyHash(owner)))?.slots.length ?? 0;
       },
