@@ -17,6 +17,7 @@ import { list } from "../../encoding/list.ts";
 import { mergeObjs, obj, req } from "../../encoding/object.ts";
 import { tup } from "../../encoding/tuple.ts";
 import { B58 } from "../../encoding/base58.ts";
+import { failure } from "../../errors/core.ts";
 import type { TraceItem } from "../../errors/registry.ts";
 import { badVersion } from "../../shell/mempool-errors.ts";
 import type { MempoolOperation } from "../../shell/mempool-classification.ts";
@@ -48,7 +49,8 @@ const JSON_ONLY_UNION_BINARY_SCHEMA = {
 /**
  * A JSON-only codec whose values are already JSON, described by `schema`. These answers have no
  * binary form (Octez's are `Json_only` too); its layout is declared empty so that it may follow
- * variable-size fields in the schemas it is part of.
+ * variable-size fields in the schemas it is part of. Asked for in binary
+ * (`Accept: application/octet-stream`), the answer is a 500 `failure` saying so.
  */
 function jsonShaped(schema: (ctx: SchemaContext) => JsonSchema): Codec<Json> {
   return makeCodec<Json>({
@@ -57,7 +59,7 @@ function jsonShaped(schema: (ctx: SchemaContext) => JsonSchema): Codec<Json> {
     toJson: (v) => v,
     fromJson: (j) => j,
     write() {
-      throw new TypeError("The mempool's answers have no binary form");
+      throw failure.error({ msg: "The mempool's answers have no binary form: ask for application/json" });
     },
     read() {
       throw new TypeError("The mempool's answers have no binary form");
