@@ -23,6 +23,18 @@ export const workBudgetExceeded: ErrorDefinition<{ budget_ms: number }> = define
   fields: obj(req("budget_ms", int31)),
 });
 
+/** `node.rpc.trace_too_long`: a trace (`trace_code`) went past the steps this node keeps. */
+export const traceTooLong: ErrorDefinition<{ max_steps: number }> = defineError({
+  id: "node.rpc.trace_too_long",
+  kind: "temporary",
+  title: "Trace too long",
+  description: "The traced run went past the number of steps this node keeps in one trace; it was stopped and changed nothing",
+  fields: obj(req("max_steps", int31)),
+});
+
+/** The most steps one trace keeps (each holds a copy of the stack: memory is the bound). */
+export const TRACE_MAX_STEPS = 100_000;
+
 /** The default budget of a call, in milliseconds: far beyond what a normal call takes. */
 export const DEFAULT_WORK_BUDGET_MS = 5000;
 
@@ -43,10 +55,27 @@ export class WorkBudget {
     this.#sliceEnd = now + SLICE_MS;
   }
 
-  /** Throws {@link workBudgetExceeded} once the deadline is past (looked at every 256 calls). */
+  /**
+   * Called by {@link check} once the current slice is over, while a run that can pause listens
+   * (a Michelson run of an RPC: it pauses after its current instruction, then calls {@link pause}).
+   */
+  onSlice: (() => void) | undefined = undefined;
+
+  /**
+   * Throws {@link workBudgetExceeded} once the deadline is past; past the slice, calls
+   * {@link onSlice} (both looked at every 256 calls).
+   */
   check(): void {
     if ((++this.#count & 0xff) !== 0) return;
-    if (Date.now() > this.deadline) throw workBudgetExceeded.error({ budget_ms: this.ms });
+    const now = Date.now();
+    if (now > this.deadline) throw workBudgetExceeded.error({ budget_ms: this.ms });
+    if (now >= this.#sliceEnd) this.onSlice?.();
+  }
+
+  /** Lets other work go on (timers, I/O, other calls), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#sliceEnd = Date.now() + SLICE_MS;
   }
 
   /** One step of a long loop: checks the deadline, and every slice lets other work go on. */
@@ -54,9 +83,6 @@ export class WorkBudget {
     if ((++this.#count & 0x3f) !== 0) return;
     const now = Date.now();
     if (now > this.deadline) throw workBudgetExceeded.error({ budget_ms: this.ms });
-    if (now >= this.#sliceEnd) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      this.#sliceEnd = Date.now() + SLICE_MS;
-    }
+    if (now >= this.#sliceEnd) await this.pause();
   }
 }

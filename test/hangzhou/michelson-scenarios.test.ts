@@ -12,6 +12,7 @@
  * back (macros folded, its own layout); it is checked as the failing macro of the source file at
  * the script_rejected location, with the same width.
  */
+import { WorkBudget } from "../../lib/errors/budget.ts";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
@@ -224,13 +225,13 @@ async function runScenario(steps: Step[]): Promise<number> {
         break;
       }
       case "run_tzip4_view": {
-        const out = runTzip4View(c.pc(), {
+        const out = await runTzip4View(c.pc(), {
           contract: c.address(st.contract),
           entrypoint: st.entrypoint,
           input: parseAndExpand(st.input, { kind: "expression" }),
           chain_id: c.h.chain.chainId,
           unparsing_mode: "Readable",
-        });
+        }, new WorkBudget());
         assert.is(printMicheline(out), st.expected_result);
         checks++;
         break;

@@ -15,7 +15,7 @@ import { unparseData, type UnparsingMode } from "../data/unparse-data.ts";
 import { badContractParameter, cannotSerializeStorage, runtimeError } from "./errors.ts";
 import { findEntrypoint } from "./runtime.ts";
 import type { StepConstants, Tracer } from "./machine.ts";
-import { runLambda } from "./runtime.ts";
+import { type RunSlices, runLambda, runLambdaSliced } from "./runtime.ts";
 import type { ParsedScript } from "./script.ts";
 import { bare } from "./types.ts";
 import { collectLazyStorage } from "../lazy-storage.ts";
@@ -55,11 +55,16 @@ export interface ExecuteArgs {
   readonly unparseStorage?: UnparsingMode;
 }
 
-/**
- * Runs `script` with a parameter and storage; `tracer` receives the initial stack and the stack
- * after every instruction (trace_code).
- */
-export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteArgs, tracer?: Tracer): ExecutionResult {
+/** What a run starts from: the parameter wrapped into the full parameter type, and the storage. */
+interface Start {
+  readonly arg: Value;
+  readonly storage: Value;
+  readonly lazyIds: ExecutionResult["lazyIds"];
+  readonly sc: StepConstants;
+}
+
+/** Reads the parameter and storage, as `execute` does before running the code. */
+function start(ctx: ScriptContext, script: ParsedScript, args: ExecuteArgs): Start {
   let ep;
   try {
     ep = findEntrypoint(script.paramTy, script.rootName, args.entrypoint);
@@ -83,13 +88,16 @@ export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteA
   // Octez: force_decode of the code (free: already decoded), then collect_lazy_storage of both
   const lazyIds = { toDuplicate: collectLazyStorage(script.paramTy, arg, ctx.gas), toUpdate: collectLazyStorage(script.storageTy, storage, ctx.gas) };
   const sc: StepConstants = { self: ctx.self, source: ctx.source, sender: ctx.sender, amount: ctx.amount, chainId: ctx.chainId };
-  let out: Value;
-  try {
-    out = runLambda(ctx, sc, script.code, [arg, storage], tracer);
-  } catch (e) {
-    if (e instanceof TezosError) throw e.withContext(runtimeError.create({ contract_handle: ctx.self, contract_code: script.codeNode }));
-    throw e;
-  }
+  return { arg, storage, lazyIds, sc };
+}
+
+/** Wraps a failure of the code as Octez does (`runtime_error`). */
+function runtimeFailure(ctx: ScriptContext, script: ParsedScript, e: unknown): unknown {
+  return e instanceof TezosError ? e.withContext(runtimeError.create({ contract_handle: ctx.self, contract_code: script.codeNode })) : e;
+}
+
+/** The result from the code's output (and the storage unparsed, when asked). */
+function finish(ctx: ScriptContext, script: ParsedScript, args: ExecuteArgs, out: Value, lazyIds: ExecutionResult["lazyIds"]): ExecutionResult {
   const [ops, st] = out as readonly [Value, Value];
   let storageNode: Micheline | undefined;
   if (args.unparseStorage !== undefined) {
@@ -102,4 +110,34 @@ export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteA
   }
   const operations = (ops as MList).toArray() as Operation[];
   return storageNode === undefined ? { storage: st, operations, lazyIds } : { storage: st, operations, storageNode, lazyIds };
+}
+
+/**
+ * Runs `script` with a parameter and storage; `tracer` receives the initial stack and the stack
+ * after every instruction (trace_code).
+ */
+export function execute(ctx: ScriptContext, script: ParsedScript, args: ExecuteArgs, tracer?: Tracer): ExecutionResult {
+  const s = start(ctx, script, args);
+  let out: Value;
+  try {
+    out = runLambda(ctx, s.sc, script.code, [s.arg, s.storage], tracer);
+  } catch (e) {
+    throw runtimeFailure(ctx, script, e);
+  }
+  return finish(ctx, script, args, out, s.lazyIds);
+}
+
+/**
+ * {@link execute} in slices (an RPC's run): the code pauses whenever `slices` says a slice of work
+ * is over, letting other work go on; the result is {@link execute}'s.
+ */
+export async function executeSliced(ctx: ScriptContext, script: ParsedScript, args: ExecuteArgs, tracer: Tracer | undefined, slices: RunSlices): Promise<ExecutionResult> {
+  const s = start(ctx, script, args);
+  let out: Value;
+  try {
+    out = await runLambdaSliced(ctx, s.sc, script.code, [s.arg, s.storage], tracer, slices);
+  } catch (e) {
+    throw runtimeFailure(ctx, script, e);
+  }
+  return finish(ctx, script, args, out, s.lazyIds);
 }

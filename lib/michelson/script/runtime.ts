@@ -53,6 +53,8 @@ class M implements Machine {
   traced: boolean;
   readonly tracer: Tracer | undefined;
   done = false;
+  /** Set to stop the run after the current instruction (a sliced run, to let other work go on). */
+  pause = false;
   constructor(ctx: ScriptContext, sc: StepConstants, code: readonly Instr[], stack: Value[], tracer: Tracer | undefined) {
     this.ctx = ctx;
     this.gas = ctx.gas;
@@ -220,7 +222,7 @@ class M implements Machine {
     }
   }
   run(): void {
-    while (!this.done) {
+    while (!this.done && !this.pause) {
       const i = this.code[this.pc++];
       i.run(this);
       if (i.logExit && this.traced) this.logBefore(i.loc, this.code, this.pc, i.aft);
@@ -236,6 +238,35 @@ export function runLambda(ctx: ScriptContext, sc: StepConstants, lam: CheckedLam
   const m = new M(ctx, sc, lam.body, [arg], tracer);
   m.log(lam.body[0].loc, lam.bef);
   m.run();
+  return m.stack[0];
+}
+
+/** What a run that pauses needs: a hook called when a slice of work is over, and the pause. */
+export interface RunSlices {
+  onSlice: (() => void) | undefined;
+  pause(): Promise<void>;
+}
+
+/**
+ * {@link runLambda} in slices: when `slices` says a slice is over, the machine stops after its
+ * current instruction, `slices.pause()` lets other work go on, and the run goes on where it was.
+ * Gas, results and traces are those of {@link runLambda}. A lambda run inside an instruction
+ * (a view) runs through before the pause.
+ */
+export async function runLambdaSliced(ctx: ScriptContext, sc: StepConstants, lam: CheckedLambda, arg: Value, tracer: Tracer | undefined, slices: RunSlices): Promise<Value> {
+  const m = new M(ctx, sc, lam.body, [arg], tracer);
+  m.log(lam.body[0].loc, lam.bef);
+  slices.onSlice = () => {
+    m.pause = true;
+  };
+  try {
+    for (m.run(); !m.done; m.run()) {
+      m.pause = false;
+      await slices.pause();
+    }
+  } finally {
+    slices.onSlice = undefined;
+  }
   return m.stack[0];
 }
 

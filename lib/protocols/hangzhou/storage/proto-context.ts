@@ -35,6 +35,7 @@
  * ```
  * @module
  */
+import type { WorkBudget } from "../../../errors/budget.ts";
 import { decodeBinary, encodeBinary } from "../../../encoding/codec.ts";
 import type { Context } from "../../../store/context/mod.ts";
 import { failure, type ErrorDefinition } from "../../../errors/mod.ts";
@@ -133,7 +134,7 @@ export class ProtoContext {
   /** The protocol cache (immutable: every change replaces it). */
   cache: CacheState<unknown>;
   /** An RPC's work budget, checked as gas is consumed (none in blocks: their gas bounds them). */
-  budget: { check(): void } | undefined = undefined;
+  budget: WorkBudget | undefined = undefined;
 
   constructor(init: ProtoContextInit) {
     this.context = init.context;

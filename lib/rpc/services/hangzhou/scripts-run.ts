@@ -24,10 +24,11 @@ import type { LazyStorageDiffItem } from "../../../encoding/hangzhou/receipts/la
 import type { Micheline } from "../../../encoding/micheline.ts";
 import { unparseData } from "../../../michelson/data/unparse-data.ts";
 import { extractLazyStorageDiff, type LazyStorageEnv } from "../../../michelson/lazy-storage.ts";
-import { execute } from "../../../michelson/script/execute.ts";
+import { executeSliced } from "../../../michelson/script/execute.ts";
 import { cannotSerializeStorage } from "../../../michelson/script/errors.ts";
 import { stripLocationsCost } from "../../../michelson/gas/script.ts";
 import { TezosError } from "../../../errors/mod.ts";
+import { TRACE_MAX_STEPS, traceTooLong, type WorkBudget } from "../../../errors/budget.ts";
 import type { TraceItem } from "../../../michelson/script/machine.ts";
 import { parseScript, storageSizeCost } from "../../../michelson/script/script.ts";
 import type { Operation } from "../../../michelson/value.ts";
@@ -113,10 +114,13 @@ function dummyRun(pc: ProtoContext, input: RunCodeInput, legacy: boolean): Hangz
  * Runs `input.script` as `run_code` (or `trace_code` when `traced`) on a copy of `blockPc`:
  * the new storage in `input.unparsing_mode` (Readable by default), the emitted operations, the
  * lazy storage diff, and the trace. Errors are Hangzhou's (ill-typed script or parameter,
- * `script_rejected`, gas exhaustion…) as a `TezosError`.
+ * `script_rejected`, gas exhaustion…) as a `TezosError`. The code runs in slices of `budget`
+ * (other calls and the baker go on between them) and stops past it; a trace keeps at most
+ * {@link TRACE_MAX_STEPS} steps (`node.rpc.trace_too_long` beyond).
  */
-export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: boolean): RunCodeOutput {
+export async function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: boolean, budget: WorkBudget): Promise<RunCodeOutput> {
   const pc = blockPc.clone();
+  pc.budget = budget;
   const mode: UnparsingMode = input.unparsing_mode ?? "Readable";
   const ctx = dummyRun(pc, input, true);
   // parse_code: global constants expanded (charged even when there are none), then checked
@@ -125,6 +129,7 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
   const trace: TraceStep[] = [];
   const tracer = traced
     ? (loc: number, gasLeft: number, stack: readonly TraceItem[]) => {
+        if (trace.length === TRACE_MAX_STEPS) throw traceTooLong.error({ max_steps: TRACE_MAX_STEPS });
         trace.push({
           location: loc,
           gas: BigInt(gasLeft),
@@ -137,7 +142,7 @@ export function runCode(blockPc: ProtoContext, input: RunCodeInput, traced: bool
       }
     : undefined;
 
-  const result = execute(ctx, script, { entrypoint: input.entrypoint, parameter: input.input, storage: input.storage }, tracer);
+  const result = await executeSliced(ctx, script, { entrypoint: input.entrypoint, parameter: input.input, storage: input.storage }, tracer, budget);
 
   const env = lazyEnv(ctx);
   const operations: InternalOperation[] = [];

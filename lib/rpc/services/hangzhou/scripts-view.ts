@@ -22,7 +22,8 @@ import type { ErrorDefinition } from "../../../errors/mod.ts";
 import { TezosError } from "../../../errors/mod.ts";
 import { unparseTy } from "../../../michelson/data/parse-type.ts";
 import { findEntrypoint } from "../../../michelson/script/entrypoints.ts";
-import { execute } from "../../../michelson/script/execute.ts";
+import { executeSliced } from "../../../michelson/script/execute.ts";
+import type { WorkBudget } from "../../../errors/budget.ts";
 import { parseScript } from "../../../michelson/script/script.ts";
 import { makeScriptContext, scriptLevel, scriptNow } from "../../../protocols/hangzhou/michelson/script-context.ts";
 import { expandGlobalConstants } from "../../../protocols/hangzhou/apply/content.ts";
@@ -93,9 +94,13 @@ function viewOutputType(entrypoint: string, ty: Micheline): Micheline {
   throw illformedViewType.error({ entrypoint, type: ty });
 }
 
-/** Runs a TZIP-4 view on a copy of `blockPc` and returns the value it sends to the callback. */
-export function runTzip4View(blockPc: ProtoContext, input: RunViewInput): Micheline {
+/**
+ * Runs a TZIP-4 view on a copy of `blockPc` and returns the value it sends to the callback; the
+ * code runs in slices of `budget` and stops past it (as `run_code`).
+ */
+export async function runTzip4View(blockPc: ProtoContext, input: RunViewInput, budget: WorkBudget): Promise<Micheline> {
   const pc = blockPc.clone();
+  pc.budget = budget;
   const script = getScript(pc, input.contract);
   if (script === undefined) throw viewedContractHasNoScript.error(undefined);
   const viewTy = unparseTy(findEntrypoint(scriptParameterType(helperContextOn(pc, input.chain_id), script.code, false), input.entrypoint).ty);
@@ -130,7 +135,7 @@ export function runTzip4View(blockPc: ProtoContext, input: RunViewInput): Michel
   // Script_interpreter.execute → parse_script: global constants expanded (charged), views left unchecked
   const parsed = parseScript(sc, expandGlobalConstants(pc, script.code), { legacy: true });
   const parameter: Micheline = { prim: "Pair", args: [input.input, { bytes: toHex(encodeBinary(contractId, viewer)) }] };
-  const result = execute(sc, parsed, { entrypoint: input.entrypoint, parameter, storage: script.storage, internal: true });
+  const result = await executeSliced(sc, parsed, { entrypoint: input.entrypoint, parameter, storage: script.storage, internal: true }, undefined, budget);
   const ops = result.operations;
   if (ops.length === 0) throw viewNeverReturns.error({ entrypoint: input.entrypoint, callback: viewer });
   const op = ops[0]!;

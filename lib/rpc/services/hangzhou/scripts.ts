@@ -35,7 +35,7 @@ import { typecheckCode } from "../../../michelson/script/typecheck.ts";
 import { Directory } from "../../directory.ts";
 import { service } from "../../service.ts";
 import type { BlockCtx } from "../block-context.ts";
-import { budgetedContext, protoContextOf } from "./context.ts";
+import { protoContextOf, workBudget } from "./context.ts";
 import {
   entrypointsListing,
   gasLimitInput,
@@ -78,7 +78,7 @@ export function scriptsServices(): Directory<BlockCtx> {
       description: "Run a piece of code in the current context",
       input: runCodeInput,
       output: runCodeOutput(toLegacyBigMapDiff),
-      handler: ({ ctx, body }) => runCode(budgetedContext(ctx), body, false),
+      handler: ({ ctx, body }) => runCode(protoContextOf(ctx), body, false, workBudget(ctx)),
     }),
     service({
       method: "POST",
@@ -86,7 +86,7 @@ export function scriptsServices(): Directory<BlockCtx> {
       description: "Run a piece of code in the current context, keeping a trace",
       input: runCodeInput,
       output: traceCodeOutput(toLegacyBigMapDiff),
-      handler: ({ ctx, body }) => runCode(budgetedContext(ctx), body, true),
+      handler: ({ ctx, body }) => runCode(protoContextOf(ctx), body, true, workBudget(ctx)),
     }),
     service({
       method: "POST",
@@ -104,7 +104,7 @@ export function scriptsServices(): Directory<BlockCtx> {
         req("unparsing_mode", unparsingMode),
       ),
       output: obj(req("data", expression)),
-      handler: ({ ctx, body }) => ({ data: runTzip4View(budgetedContext(ctx), body) }),
+      handler: async ({ ctx, body }) => ({ data: await runTzip4View(protoContextOf(ctx), body, workBudget(ctx)) }),
     }),
     service({
       method: "POST",
