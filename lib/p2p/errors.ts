@@ -20,7 +20,9 @@ export type P2pErrorKind =
   /** A chunk whose length is under the 16-byte tag (Octez `Invalid_incoming_ciphertext_size`). */
   | "invalid-incoming-ciphertext-size"
   /** A message of ours that does not encode (out of Octez's bounds): nothing was sent (Octez `Encoding_error`). */
-  | "encoding-error";
+  | "encoding-error"
+  /** A failure of ours, not the peer's (a callback that threw): never greylisted (Octez `Exn`). */
+  | "unexpected-error";
 
 /** A failure on a P2P connection. */
 export class P2pError extends Error {

@@ -170,7 +170,9 @@ export type RefusalReason =
   /** No answer in time. Octez `Canceled`. */
   | "timeout"
   /** The caller's signal. */
-  | "aborted";
+  | "aborted"
+  /** A failure of ours, not the peer's. Octez `Exn`: not greylisted. */
+  | "unexpected-error";
 
 /** A failed handshake; the connection is closed. */
 export interface Refusal {
@@ -403,12 +405,14 @@ export async function authenticate<M = P2pMessage>(options: AuthenticateOptions<
           return refuse("aborted", e.message, false);
         case "decoding-error":
           return refuse("decoding-error", e.message, true);
-        default:
+        case "connection-closed":
           return refuse("connection-closed", e.message, false);
+        default:
+          return refuse("unexpected-error", e.message, false);
       }
     }
     if (e instanceof DecodeError) return refuse("decoding-error", e.message, true);
-    return refuse("decoding-error", `unexpected failure: ${e instanceof Error ? e.message : String(e)}`, true);
+    return refuse("unexpected-error", `unexpected failure: ${e instanceof Error ? e.message : String(e)}`, false);
   };
   try {
     let chunks: ChunkWire;
@@ -512,12 +516,14 @@ export async function authenticate<M = P2pMessage>(options: AuthenticateOptions<
           case "invalid-incoming-ciphertext-size":
           case "timeout":
           case "aborted":
+          case "decoding-error":
             throw refuse(e.kind, e.message, false);
           default:
-            throw refuse("decoding-error", e.message, false);
+            throw refuse("unexpected-error", e.message, false);
         }
       }
-      throw refuse("decoding-error", `Ack: ${e instanceof Error ? e.message : String(e)}`, false);
+      if (e instanceof DecodeError) throw refuse("decoding-error", `Ack: ${e.message}`, false);
+      throw refuse("unexpected-error", `Ack: ${e instanceof Error ? e.message : String(e)}`, false);
     }
     if (answer.kind === "Nack_v_0") {
       throw refuse("rejected-by-nack", `peer ${candidate.peerId} refused the connection (no motive)`, false, { motive: 0 });
@@ -696,7 +702,7 @@ class Channel<M> implements AuthenticatedChannel<M> {
         throw new P2pError("decoding-error", `message did not decode: ${e instanceof Error ? e.message : String(e)}`, true);
       }
     } catch (e) {
-      const err = this.failure ?? (e instanceof P2pError ? e : new P2pError("decoding-error", String(e), true));
+      const err = this.failure ?? (e instanceof P2pError ? e : new P2pError("unexpected-error", e instanceof Error ? e.message : String(e)));
       throw this.fail(err.kind === "decipher-error" ? new P2pError("decipher-error", err.message, false) : err);
     } finally {
       if (onAbort !== undefined) signal!.removeEventListener("abort", onAbort);

@@ -575,6 +575,23 @@ test("readMessage with a signal: aborting closes the channel", async () => {
   channel(ra).close();
 });
 
+test("a body-limit callback that throws: an unexpected error, not the peer's fault", async () => {
+  const { ra, rb } = await handshake({}, {
+    messageBodyLimit: () => {
+      throw new Error("bug");
+    },
+  });
+  const [, e] = await Promise.all([channel(ra).writeMessage({ kind: "Bootstrap" }), channel(rb).readMessage().catch((x) => x)]);
+  assert.ok(e instanceof P2pError);
+  assert.equal([e.kind, e.greylist], ["unexpected-error", false]);
+});
+
+test("powTarget may be a bigint target", async () => {
+  const { ra, rb } = await handshake({}, { powTarget: (1n << 248n) - 1n });
+  channel(ra).close();
+  channel(rb).close();
+});
+
 test("nothing was left unhandled", async () => {
   await new Promise((r) => setTimeout(r, 100));
   process.off("unhandledRejection", onUnhandled);
