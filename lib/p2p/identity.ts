@@ -302,7 +302,7 @@ export interface ParseIdentityOptions {
  * id is the public key's, that the secret key gives the public key, and, if asked, the proof of
  * work.
  * @throws IdentityFileError naming the field at fault.
- * @example parseIdentityJson(await Deno.readTextFile("identity.json"), { expectedPow: 26 })
+ * @example parseIdentityJson(identityFileText, { expectedPow: 26 })
  */
 export function parseIdentityJson(text: string, options: ParseIdentityOptions = {}): Identity {
   if (typeof text !== "string") throw new TypeError("parseIdentityJson: text must be a string");
