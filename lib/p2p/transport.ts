@@ -53,7 +53,7 @@ export interface ConnectOptions extends Endpoint {
   /** Give up after this many milliseconds (the connection attempt is aborted). */
   readonly timeoutMs?: number;
   /**
-   * The local address to connect from, where the runtime can choose it (Node can; where it
+   * The local address to connect from, where the runtime can choose it (Node and Bun can; where it
    * cannot, the system picks, and the other end sees that address).
    */
   readonly localHost?: string;
