@@ -198,8 +198,8 @@ export interface P2pNetwork {
   point(point: string): PointInfo | undefined;
   /** Connects to `point` (PUT `/network/points/<point>`); rejects with Octez's error when it fails or times out. */
   connect(point: string, options?: { timeoutMs?: number }): Promise<void>;
-  /** Sets a point's rule (and its expected peer id), as PATCH does; the new record. */
-  patchPoint(point: string, change: { acl?: Acl; peerId?: string }): PointInfo;
+  /** Sets a point's rule (and its expected peer id), as PATCH does; the new record, `undefined` when the point stays unknown (Octez's 404: `ban` and `open` register no point). */
+  patchPoint(point: string, change: { acl?: Acl; peerId?: string }): PointInfo | undefined;
   /** Whether the point's address is banned. */
   pointBanned(point: string): boolean;
   /** The point's log; with `signal`, a stream of the entries to come as well, until it aborts. */
