@@ -171,6 +171,15 @@ export type P2pEvent =
 export type Acl = "open" | "trust" | "ban";
 
 /**
+ * A change of a point's or a peer's rule, as Octez's RPCs make them (`p2p_directory.ml`): PATCH's
+ * `ban` (untrust, then ban), `trust` (unban, then trust), `open` (unban and untrust), and the
+ * deprecated GET `/unban` and `/untrust`, which undo one half only (a trusted point stays trusted
+ * after `/unban`, a banned one stays banned after `/untrust`). Only `trust` registers an unknown
+ * point or peer.
+ */
+export type AclChange = Acl | "unban" | "untrust";
+
+/**
  * The P2P layer as `/network/*` uses it. Methods that name an unknown point or peer answer
  * `undefined` (the RPC's 404) where Octez answers 404; points are given as text (`addr:port`,
  * `[v6]:port`) and parsed by the pool, which throws a `TezosError` with Octez's error for a
@@ -199,7 +208,7 @@ export interface P2pNetwork {
   /** Connects to `point` (PUT `/network/points/<point>`); rejects with Octez's error when it fails or times out. */
   connect(point: string, options?: { timeoutMs?: number }): Promise<void>;
   /** Sets a point's rule (and its expected peer id), as PATCH does; the new record, `undefined` when the point stays unknown (Octez's 404: `ban` and `open` register no point). */
-  patchPoint(point: string, change: { acl?: Acl; peerId?: string }): PointInfo | undefined;
+  patchPoint(point: string, change: { acl?: AclChange; peerId?: string }): PointInfo | undefined;
   /** Whether the point's address is banned. */
   pointBanned(point: string): boolean;
   /** The point's log; with `signal`, a stream of the entries to come as well, until it aborts. */
@@ -209,7 +218,7 @@ export interface P2pNetwork {
   /** Known peers, with their records, filtered by state when `filter` is not empty. */
   peers(filter?: readonly StateFilter[]): [peerId: string, info: PeerInfo][];
   peer(peerId: string): PeerInfo | undefined;
-  patchPeer(peerId: string, change: { acl?: Acl }): PeerInfo | undefined;
+  patchPeer(peerId: string, change: { acl?: AclChange }): PeerInfo | undefined;
   peerBanned(peerId: string): boolean;
   peerLog(peerId: string): PeerLogItem[] | undefined;
   watchPeer(peerId: string, signal: AbortSignal): AsyncIterable<PeerLogItem>;
