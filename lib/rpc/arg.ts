@@ -7,6 +7,7 @@
 import { parseTimestamp } from "../encoding/time.ts";
 import { B58, type Base58Kind, b58tryDecode } from "../encoding/base58.ts";
 import { ocamlQuote, parseOcamlInt } from "./ocaml.ts";
+import { formatPoint, parseIpAddress } from "../p2p/encoding/point.ts";
 
 /** A typed argument: `parse` throws an Error with the reason on bad text; `print` is its inverse. */
 export interface Arg<T> {
@@ -309,4 +310,79 @@ export const blockArg: Arg<BlockId> = makeArg({
     return (text: string) => (text === "head" ? HEAD : remembered(text));
   })(),
   print: printBlockId,
+});
+
+/**
+ * Octez's `peer_id` argument (`P2p_peer.Id.rpc_arg`, resto's `like` of the
+ * `Crypto_box.Public_key_hash` argument): a Base58Check peer id `id…`; the error names the hash
+ * module, as Octez's does.
+ */
+export const peerIdArg: Arg<string> = likeArg(
+  base58Arg(B58.cryptoboxPublicKeyHash, "Crypto_box.Public_key_hash"),
+  "peer_id",
+  "A cryptographic node identity (Base58Check-encoded)",
+);
+
+/** `addr:port` with an optional `#peer id`, as Octez's point lexer reads it (`point_parser.mll`). */
+const POINT_TEXT = /^(\[[a-fA-F0-9:.]+\]|[a-zA-Z0-9.-]+|_?)(?::([0-9]+))?(?:#([a-zA-Z0-9]+))?$/;
+
+/** Whether an address ends with a dotted quad that has an octet with a leading zero (`ipaddr` refuses octal). */
+function octalOctet(addr: string): boolean {
+  const quad = /(?:^|:)([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)$/.exec(addr);
+  return quad !== null && quad[1]!.split(".").some((o) => /^0[0-9]/.test(o));
+}
+
+/**
+ * A point's canonical text (`a.b.c.d:port`, `[v6]:port`) from a path segment, as Octez's
+ * `P2p_point.Id.of_string`: the lexer's form first (`Parsing of '<text>' failed: <why>.` and a
+ * newline, as Octez formats it), then a port is required, then the address must be an IP address
+ * (no host names). A `#peer_id` suffix is checked, then ignored. Throws an Error with Octez's text.
+ */
+export function parsePointText(text: string): string {
+  const m = POINT_TEXT.exec(text);
+  const failed = (why: string) => new Error(`Parsing of '${text}' failed: ${why}.\n`);
+  if (m === null) throw failed("expected <addr>[:<port>][#<peer_id>]");
+  const [, rawAddr, portText, id] = m;
+  let port: number | undefined;
+  if (portText !== undefined) {
+    const p = parseOcamlInt(portText, 63);
+    if (p === undefined) throw new Error("int_of_string");
+    if (p > 65535n) throw failed(`port '${p}' not in range [0-65535]`);
+    port = Number(p);
+  }
+  if (id !== undefined && b58tryDecode(B58.cryptoboxPublicKeyHash, id) === undefined) {
+    throw failed(`peer id '${id}' is not valid (b58 format expected)`);
+  }
+  if (port === undefined) throw new Error("P2p_point.of_string_exn: no port");
+  const addr = rawAddr!.startsWith("[") ? rawAddr!.slice(1, -1) : rawAddr!;
+  if (parseIpAddress(addr) === undefined || octalOctet(addr)) throw new Error("P2p_point.of_string");
+  return formatPoint({ host: addr, port });
+}
+
+/** Octez's `point` argument (`P2p_point.Id.rpc_arg`): the point's canonical text. */
+export const pointArg: Arg<string> = makeArg({
+  name: "point",
+  descr: "A network point (ipv4:port or [ipv6]:port).",
+  parse: parsePointText,
+  print: (p) => p,
+});
+
+/**
+ * Octez's `timespan` argument (`Time.System.Span.rpc_arg`): seconds as OCaml's `float_of_string`
+ * reads them, finite; the value in seconds.
+ */
+export const timespanArg: Arg<number> = makeArg({
+  name: "timespan",
+  descr: "A span of time in seconds",
+  parse(text) {
+    let v: number;
+    try {
+      v = floatArg.parse(text);
+    } catch {
+      throw new Error(`failed to parse timespan: ${ocamlQuote(text)}`);
+    }
+    if (!Number.isFinite(v)) throw new Error(`failed to parse timespan: ${ocamlQuote(text)}`);
+    return v;
+  },
+  print: (v) => String(v),
 });
