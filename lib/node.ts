@@ -4,6 +4,7 @@
  */
 import type { RequestContext } from "./rpc/handler.ts";
 import type { RuntimeStats } from "./rpc/services/stats.ts";
+import type { NodeConfig } from "./rpc/services/config.ts";
 import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
 import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
@@ -79,6 +80,12 @@ export interface NodeOptions {
    * over user-given bounds (rights) stop past it with `node.rpc.work_budget_exceeded`.
    */
   rpcWorkBudget?: number;
+  /**
+   * What `GET /config` answers: the runtime configuration in Octez's configuration-file shape
+   * (`platform/config.ts` builds it from the command line and the configuration file);
+   * `defaultNodeConfig()` of `lib/rpc/services/config.ts` when absent.
+   */
+  config?: NodeConfig;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -159,7 +166,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
   });
   await baker.start();
-  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget };
+  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config };
   const directory = nodeDirectory(shell)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));

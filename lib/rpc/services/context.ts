@@ -11,6 +11,7 @@ import type { BlockProtocolRpc } from "./block-protocols.ts";
 import { NotFound } from "../service.ts";
 import type { ChainRef } from "../arg.ts";
 import type { RuntimeStats } from "./stats.ts";
+import type { NodeConfig } from "./config.ts";
 
 /** The node as the RPC services see it. */
 export interface ShellView {
@@ -28,6 +29,8 @@ export interface ShellView {
   readonly stats?: RuntimeStats;
   /** The work budget of one RPC call, in milliseconds (`DEFAULT_WORK_BUDGET_MS` when absent). */
   readonly workBudgetMs?: number;
+  /** The runtime configuration `/config` answers (`defaultNodeConfig()` when absent). */
+  readonly config?: NodeConfig;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

@@ -8,6 +8,7 @@ import { earlyLayoutServices } from "./early-layout.ts";
 import { bakerServices } from "./baker.ts";
 import { blockServices } from "./blocks.ts";
 import { chainServices } from "./chains.ts";
+import { configServices, defaultNodeConfig } from "./config.ts";
 import type { ShellView } from "./context.ts";
 import { injectionServices } from "./injection.ts";
 import { nodeServices } from "./node.ts";
@@ -24,7 +25,8 @@ export function nodeDirectory(shell: ShellView): Directory<void> {
     .merge(nodeServices(shell))
     .merge(injectionServices(shell))
     .merge(protocolServices(shell))
-    .merge(statsServices(shell.stats ?? webStats));
+    .merge(statsServices(shell.stats ?? webStats))
+    .merge(configServices(shell.config ?? defaultNodeConfig()));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }
 
