@@ -5,7 +5,8 @@
  * (`http.ts`), blocks baked and validated per second (`chain.ts`), operations (`operations.ts`),
  * the Michelson interpreter and big map calls (`michelson.ts`), then the context store
  * (`context.ts`, when present), the `interval:1` baker's cadence under 1 000 readers of the head
- * (`readers.ts`, a node process, about 45 s). The load bench (`load.ts`, a node process under transfers for
+ * (`readers.ts`, a node process, about 45 s), the P2P layer's handshakes, channel throughput and
+ * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s). The load bench (`load.ts`, a node process under transfers for
  * about a minute per mode) is not part of the default run: ask for it by name.
  *
  * With a bench's name first, only that bench, with the rest of the command line as its arguments:
@@ -18,6 +19,7 @@
  * npm run bench -- michelson [iterations]
  * npm run bench -- operations
  * npm run bench -- context
+ * npm run bench -- p2p [--only]
  * ```
  *
  * Each bench module is imported only when it runs (the load bench's process must not hold a node).
@@ -67,6 +69,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Baker cadence under readers",
     inDefaultRun: true,
     run: async (args) => (await import("./readers.ts")).runReadersCli(args),
+  },
+  p2p: {
+    title: "P2P",
+    inDefaultRun: true,
+    run: async (args) => (await import("./p2p.ts")).benchP2p(args.includes("--only") ? { runtimes: [(await import("../platform/current.ts")).runtimeName()] } : {}),
   },
 };
 
