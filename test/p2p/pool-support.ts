@@ -42,7 +42,7 @@ export function limits(min: number, expected: number, max: number, extra: Partia
 /** Fast settings for tests (Octez's defaults otherwise). */
 export const FAST: Partial<PoolTuning> = {
   timeBetweenLookingForPeersMs: 100,
-  reconnection: { factor: 1.2, initialDelayMs: 100, disconnectionDelayMs: 60_000, increaseCapMs: 1_000 },
+  reconnection: { factor: 1.2, initialDelayMs: 100, disconnectionDelayMs: 300, increaseCapMs: 1_000 },
 };
 
 /** A pool of the test and what it logged. */
