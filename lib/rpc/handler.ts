@@ -4,11 +4,18 @@
  * 404 empty for no service, 405 with `Allow`, 501 for HEAD and unknown methods, 400 text/plain
  * for a bad path argument, query or body, 415, 406, 500 with the JSON error list, CORS, and
  * streamed answers. It never throws: anything unexpected becomes a 500 `failure`.
+ *
+ * A 500 carries Tezos errors only: an exception that is not a `TezosError` (a bug of the node,
+ * as services answer what they refuse with registered errors) answers the generic
+ * `failure` "Internal error", and nothing of its JavaScript text reaches the client; the
+ * exception goes to {@link RpcHandlerOptions.onInternalError} (by default one line on stderr,
+ * once per distinct exception).
  * @module
  */
 import { type Acl, aclAllows } from "./acl.ts";
 import { defaultRegistry, type ErrorRegistry, type TraceItem } from "../errors/registry.ts";
-import { failureItem, traceOf } from "../errors/core.ts";
+import { exceptionMessage, failureItem } from "../errors/core.ts";
+import { TezosError } from "../errors/registry.ts";
 import { registerBuiltins } from "./builtins.ts";
 import { allowedHeaders, type CorsOptions, matchOrigin } from "./cors.ts";
 import { type Directory, methodsAt, type Resolution, resolvePath } from "./directory.ts";
@@ -50,6 +57,42 @@ export interface RpcHandlerOptions {
   readonly maxBodySize?: number;
   /** Register `/describe` and `/errors` into the directory (default true). */
   readonly builtins?: boolean;
+  /**
+   * Told of each exception that is not a Tezos error met while answering (the client gets the
+   * `failure` "Internal error" and nothing of it), with the request when there is one. By default
+   * {@link logInternalErrorOnce}.
+   */
+  readonly onInternalError?: (error: unknown, request: Request | undefined) => void;
+}
+
+/** The message of the `failure` that answers an exception that is not a Tezos error. */
+export const INTERNAL_ERROR = "Internal error";
+
+const loggedInternalErrors = new Set<string>();
+const MAX_LOGGED_INTERNAL_ERRORS = 256;
+
+/**
+ * The default {@link RpcHandlerOptions.onInternalError}: one line on stderr (the request's method
+ * and path, the exception's name and message, where it was thrown), once per distinct exception
+ * and place, and at most {@link MAX_LOGGED_INTERNAL_ERRORS} of them, so that no request can fill
+ * the log or print a stack trace.
+ */
+export function logInternalErrorOnce(error: unknown, request: Request | undefined): void {
+  const message = exceptionMessage(error).replace(/\s+/g, " ").slice(0, 300);
+  const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";
+  const at = /\n\s+at (.+)/.exec(stack)?.[1]?.trim() ?? "unknown place";
+  const key = `${message} @ ${at}`;
+  if (loggedInternalErrors.has(key) || loggedInternalErrors.size >= MAX_LOGGED_INTERNAL_ERRORS) return;
+  loggedInternalErrors.add(key);
+  let where = "";
+  if (request !== undefined) {
+    try {
+      where = ` (${request.method} ${new URL(request.url).pathname.slice(0, 200)})`;
+    } catch {
+      // a URL the runtime gave cannot fail to parse; nothing to add if it does
+    }
+  }
+  console.error(`RPC internal error${where}: ${message} at ${at.slice(0, 200)}`);
 }
 
 const METHODS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
@@ -172,18 +215,19 @@ function lookupFailure(r: Exclude<Resolution, { kind: "found" }>): Response {
   );
 }
 
-function safeTrace(e: unknown): readonly TraceItem[] {
-  const trace = traceOf(e);
-  try {
-    for (const item of trace) item.toJson();
-    return trace;
-  } catch (err) {
-    return [failureItem(`unprintable error trace: ${err instanceof Error ? err.message : String(err)}`)];
+/** The 500 body of an exception: a Tezos error's own trace, else (a bug) the generic "Internal error". */
+function traceToAnswer(e: unknown, internal: (error: unknown) => void): readonly TraceItem[] {
+  if (e instanceof TezosError) {
+    try {
+      for (const item of e.trace) item.toJson();
+      return e.trace;
+    } catch (err) {
+      internal(err);
+      return [failureItem(INTERNAL_ERROR)];
+    }
   }
-}
-
-function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
-  return new Response(errorBody(media, safeTrace(e)) as BodyInit, { status: 500, headers });
+  internal(e);
+  return [failureItem(INTERNAL_ERROR)];
 }
 
 /**
@@ -200,6 +244,19 @@ function failed(media: MediaType, headers: HeadersInit, e: unknown): Response {
  */
 export function createRpcHandler(root: Directory<any>, options: RpcHandlerOptions = {}): RpcHandler {
   if (options.builtins !== false) registerBuiltins(root, options.errors ?? defaultRegistry);
+  const onInternalError = options.onInternalError ?? logInternalErrorOnce;
+
+  /** A 500 with the error trace of `e` (see {@link traceToAnswer}). */
+  function failed(media: MediaType, headers: HeadersInit, e: unknown, request: Request | undefined): Response {
+    const trace = traceToAnswer(e, (err) => {
+      try {
+        onInternalError(err, request);
+      } catch {
+        // a logger that fails changes nothing to the answer
+      }
+    });
+    return new Response(errorBody(media, trace) as BodyInit, { status: 500, headers });
+  }
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
   const origins = options.cors?.origins ?? [];
   const corsHeaders = allowedHeaders(options.cors?.headers ?? []);
@@ -328,23 +385,23 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
           ? svc.handler(new Call(r.params, query, body, r.ctx, request))
           : svc.handler({ params: r.params, query, body, ctx: r.ctx, request, signal: producer.signal });
     } catch (e) {
-      return failure(e, producer, outMedia, headers);
+      return failure(e, producer, request, outMedia, headers);
     }
     // Most handlers answer at once: waiting on a plain value would still cost a microtask.
     if (result instanceof Promise) {
       return result.then(
         (value) => answer(svc, value, producer, request, outMedia, headers),
-        (e) => failure(e, producer, outMedia, headers),
+        (e) => failure(e, producer, request, outMedia, headers),
       );
     }
     return answer(svc, result, producer, request, outMedia, headers);
   }
 
   /** The answer to a service that threw (or rejected): 404 for `NotFound`, else 500 with the trace. */
-  function failure(e: unknown, producer: AbortController | undefined, outMedia: MediaType, headers: HeadersInit): Response {
+  function failure(e: unknown, producer: AbortController | undefined, request: Request, outMedia: MediaType, headers: HeadersInit): Response {
     producer?.abort();
     if (e instanceof NotFound) return empty(404, headers);
-    return failed(outMedia, headers, e);
+    return failed(outMedia, headers, e, request);
   }
 
   /** The answer to a service's result: a stream, 404 for an optional service's `undefined`, or the encoded value. */
@@ -359,7 +416,7 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
     if (producer !== undefined) {
       if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) {
         producer.abort();
-        return failed(outMedia, headers, new TypeError("streaming service did not return an async iterable"));
+        return failed(outMedia, headers, new TypeError("streaming service did not return an async iterable"), request);
       }
       const output = svc.output;
       const stream = streamOf(result as AsyncIterable<unknown>, (v) => encodeBody(outMedia, output, v), producer, request.signal);
@@ -374,19 +431,19 @@ export function createRpcHandler(root: Directory<any>, options: RpcHandlerOption
         payload = cachedJson(svc, result);
       } else payload = encodeBody(outMedia, svc.output, result);
     } catch (e) {
-      return failed(outMedia, headers, e);
+      return failed(outMedia, headers, e, request);
     }
     return new Response(payload as BodyInit, { status: 200, headers });
   }
 
-  const internalFailure = (e: unknown) => failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e);
+  const internalFailure = (e: unknown, request: Request) => failed(JSON_MEDIA, { "content-type": JSON_MEDIA }, e, request);
   return function handle(request: Request, context?: RequestContext): Promise<Response> {
     try {
       const res = dispatch(request, context?.acl);
-      return res instanceof Promise ? res.catch(internalFailure) : Promise.resolve(res);
+      return res instanceof Promise ? res.catch((e: unknown) => internalFailure(e, request)) : Promise.resolve(res);
     } catch (e) {
       // As a rejection, as when `dispatch` was asynchronous: the answer is made in a later microtask.
-      return Promise.reject(e).catch(internalFailure);
+      return Promise.reject(e).catch((err: unknown) => internalFailure(err, request));
     }
   };
 }

@@ -7,6 +7,7 @@ import { call, GENESIS_HASH } from "./fixtures.ts";
 
 const handle = createRpcHandler(makeRoot().root, {
   cors: { origins: ["http://localhost:3000", "https://app.example"], headers: ["X-Custom"] },
+  onInternalError: () => {}, // GET /crash throws on purpose
 });
 const star = createRpcHandler(makeRoot().root, { cors: { origins: ["*"] } });
 
