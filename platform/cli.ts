@@ -13,11 +13,17 @@
 import { z } from "zod";
 import type { BakeMode, HistoryMode } from "../lib/node.ts";
 import { parseEndpoint } from "../lib/rpc/acl.ts";
+import { isPeerId } from "../lib/p2p/identity.ts";
+import { formatPoint, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point.ts";
 
 /** Where the RPC server listens by default, as octez-node. */
 export const DEFAULT_RPC_ADDR = "127.0.0.1:8732";
 /** The data directory by default, relative to the working directory. */
 export const DEFAULT_DATA_DIR = "./tezos-node-data";
+/** The P2P port when an address names none, as octez-node. */
+export const DEFAULT_P2P_PORT = 9732;
+/** The most `--connections` allows, as octez-node (a configuration file's `p2p.limits` may set more). */
+export const MAX_CONNECTIONS_OPTION = 100;
 
 /** What the command line asks for. */
 export interface CommandLine {
@@ -43,6 +49,18 @@ export interface CommandLine {
   readonly maxRequestBody: number | undefined;
   /** The work budget of one RPC call, in milliseconds (`--rpc-work-budget SECONDS`); the node's default when absent. */
   readonly rpcWorkBudget: number | undefined;
+  /** Where to listen for peers (`--net-addr`): a loopback or private address, as octez-node's sandbox. */
+  readonly netAddr: P2pPoint | undefined;
+  /** Points to connect to and trust (`--peer`), as `addr:port` or `addr:port#peer_id`, in the order given. */
+  readonly peers: readonly string[];
+  /** `--no-bootstrap-peers`: leave out the configuration file's bootstrap peers. */
+  readonly noBootstrapPeers: boolean;
+  /** `--private-mode`: only trusted points, and this node's address is not advertised. */
+  readonly privateMode: boolean;
+  /** `--connections N`: the expected number of connections (min N/2, max 3N/2). */
+  readonly connections: number | undefined;
+  /** `--expected-pow`: the proof-of-work difficulty asked of peers and of a new identity. */
+  readonly expectedPow: number | undefined;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -73,7 +91,9 @@ Options:
                              is allowed; on any other (0.0.0.0 included) only Octez's safe list.
   --allow-all-rpc ADDR:PORT  Allow every RPC on that listening address. Repeatable.
   --config-file FILE         Octez-style configuration: data-dir, rpc.listen-addrs, rpc.acl,
-                             rpc.cors-origin, rpc.cors-headers. Command-line options win.
+                             rpc.cors-origin, rpc.cors-headers, p2p.listen-addr,
+                             p2p.bootstrap-peers, p2p.expected-proof-of-work, p2p.private-mode,
+                             p2p.limits. Command-line options win.
   --max-request-body BYTES   Largest RPC request body read (default 8388608); larger: 413.
   --rpc-work-budget SECONDS  Work one RPC call may take (default 5): Michelson runs and rights
                              past it answer node.rpc.work_budget_exceeded.
@@ -89,11 +109,32 @@ Options:
   --cors-origin ORIGIN       Allow cross-origin requests from ORIGIN (* for any). Repeatable.
   --cors-header HEADER       Allow HEADER in cross-origin requests. Repeatable.
   --help                     Print this text and exit.
+
+P2P options (the node talks to peers only with --net-addr or --peer):
+  --net-addr ADDR:PORT       Listen for peers on ADDR:PORT (port 9732 when left out). As octez-node's
+                             sandbox, only a loopback or private address: 127.0.0.0/8, ::1,
+                             10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7.
+  --peer ADDR:PORT[#ID]      Connect to this peer and trust it; with #ID, only if it has that
+                             peer id. Repeatable. Without --net-addr the node connects out only.
+  --no-bootstrap-peers       Leave out the configuration file's bootstrap peers.
+  --private-mode             Only connect to and accept trusted peers (--peer, bootstrap peers);
+                             they do not advertise this node.
+  --connections N            Expected number of connections (default 50): min N/2, max 3N/2.
+                             At most 100.
+  --expected-pow FLOAT       Proof-of-work difficulty asked of peers and of a new identity
+                             (default 26; 0 for tests), from 0 to 256.
+
+Other commands:
+  identity generate [DIFFICULTY]  Create <data-dir>/identity.json (never overwrites one).
+  identity show                   Print the peer id of <data-dir>/identity.json.
+  identity check [DIFFICULTY]     Check the identity's proof of work against DIFFICULTY.
+                                  Each takes --data-dir DIR and --config-file FILE.
 `;
 
 type FlagName =
   | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
-  | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help";
+  | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
+  | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
 const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
@@ -111,6 +152,12 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--cors-origin": { value: "ORIGIN", repeat: true },
   "--cors-header": { value: "HEADER", repeat: true },
   "--help": {},
+  "--net-addr": { value: "ADDR:PORT" },
+  "--peer": { value: "ADDR:PORT[#ID]", repeat: true },
+  "--no-bootstrap-peers": {},
+  "--private-mode": {},
+  "--connections": { value: "N" },
+  "--expected-pow": { value: "FLOAT" },
 };
 
 const historyModeSchema = z.enum(["archive", "full", "rolling"]);
@@ -180,6 +227,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       protocolParameters,
       maxRequestBody: parseBytes("--max-request-body", one("--max-request-body")),
       rpcWorkBudget: parseBudget(one("--rpc-work-budget")),
+      netAddr: mapDefined(one("--net-addr"), (text) => parseNetAddr(text, "--net-addr")),
+      peers: (seen.get("--peer") ?? []).map((text) => parsePeer(text, "--peer")),
+      noBootstrapPeers: seen.has("--no-bootstrap-peers"),
+      privateMode: seen.has("--private-mode"),
+      connections: mapDefined(one("--connections"), parseConnections),
+      expectedPow: mapDefined(one("--expected-pow"), (text) => parseExpectedPow(text, "--expected-pow")),
       given: new Set(seen.keys()),
     },
   };
@@ -193,6 +246,105 @@ export function parseRpcAddr(text: string): RpcAddr {
     throw new UsageError(`Invalid --rpc-addr "${text}": expected HOST:PORT with a port from 0 to 65535.`);
   }
   return { hostname: match[1]!, port: port.data };
+}
+
+function mapDefined<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  return text === undefined ? undefined : parse(text);
+}
+
+/**
+ * Whether an IP address text names a loopback or private address, where octez-node's sandbox may
+ * listen for peers: 127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7.
+ */
+export function isSandboxAddress(host: string): boolean {
+  const b = parseIpAddress(host);
+  if (b === undefined) return false;
+  if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) {
+    const [x, y] = [b[12]!, b[13]!];
+    return x === 127 || x === 10 || (x === 172 && (y & 0xf0) === 16) || (x === 192 && y === 168);
+  }
+  const loopback = b.subarray(0, 15).every((x) => x === 0) && b[15] === 1;
+  return loopback || (b[0]! & 0xfe) === 0xfc;
+}
+
+/**
+ * Splits `ADDR[:PORT][#ID]` as octez-node reads a P2P address: an IPv4 address, a bracketed IPv6
+ * address (or a bare one without port), or `localhost` (127.0.0.1); the port is 9732 when left
+ * out. `undefined` when the text is none of these.
+ */
+function splitP2pAddr(text: string): { point: P2pPoint; peerId: string | undefined } | undefined {
+  const hash = text.indexOf("#");
+  const peerId = hash < 0 ? undefined : text.slice(hash + 1);
+  let rest = hash < 0 ? text : text.slice(0, hash);
+  if (peerId !== undefined && !isPeerId(peerId)) return undefined;
+  if (/^localhost(:|$)/i.test(rest)) rest = `127.0.0.1${rest.slice("localhost".length)}`;
+  // A bare address (no port): an IPv4 address without a colon, or an IPv6 address.
+  if (parseIpAddress(rest) !== undefined) rest = rest.includes(":") ? `[${rest}]:${DEFAULT_P2P_PORT}` : `${rest}:${DEFAULT_P2P_PORT}`;
+  else if (/^\[[^\]]*\]$/.test(rest)) rest = `${rest}:${DEFAULT_P2P_PORT}`;
+  const point = parsePoint(rest);
+  return point === undefined ? undefined : { point, peerId };
+}
+
+/**
+ * Reads the address to listen for peers on (`--net-addr`, a configuration file's
+ * `p2p.listen-addr`, named by `where`): see {@link splitP2pAddr}; port 0 picks a free port. Only
+ * a loopback or private address ({@link isSandboxAddress}), as octez-node's sandbox.
+ * @throws {UsageError} naming `where` and what is wrong.
+ */
+export function parseNetAddr(text: string, where: string): P2pPoint {
+  const split = splitP2pAddr(text);
+  if (split === undefined || split.peerId !== undefined) {
+    throw new UsageError(`Invalid ${where} "${text}": expected ADDR:PORT with an IP address (such as 127.0.0.1:9732 or [::1]:9732).`);
+  }
+  if (!isSandboxAddress(split.point.host)) {
+    throw new UsageError(
+      `Invalid ${where} "${text}": a sandbox node listens for peers only on a loopback or private address ` +
+        `(127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7), not on ${split.point.host}.`,
+    );
+  }
+  return split.point;
+}
+
+/**
+ * Reads a peer (`--peer`, an entry of a configuration file's `p2p.bootstrap-peers`, named by
+ * `where`) as octez-node does, `ADDR[:PORT][#PEER_ID]` (port 9732 when left out), and gives it
+ * back in Octez's canonical form (`127.0.0.1:9732`, `[::1]:9732#id…`).
+ * @throws {UsageError} naming `where` and what is wrong.
+ */
+export function parsePeer(text: string, where: string): string {
+  const split = splitP2pAddr(text);
+  if (split === undefined || split.point.port === 0) {
+    throw new UsageError(
+      `Invalid ${where} "${text}": expected ADDR:PORT or ADDR:PORT#PEER_ID with an IP address, a port from 1 to 65535 and a peer id (id…).`,
+    );
+  }
+  return formatPoint(split.point) + (split.peerId === undefined ? "" : `#${split.peerId}`);
+}
+
+/**
+ * Reads a proof-of-work difficulty (`--expected-pow`, a configuration file's
+ * `p2p.expected-proof-of-work`, or `identity generate DIFFICULTY`): a decimal number from 0 to
+ * 256, as octez-node's check of its configuration.
+ * @throws {UsageError} naming `where`.
+ */
+export function parseExpectedPow(text: string, where: string): number {
+  const n = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 256)) {
+    throw new UsageError(`Invalid ${where} "${text}": the expected proof-of-work must be a number between 0 and 256 (inclusive).`);
+  }
+  return n;
+}
+
+/** `--connections N`: a whole number from 0 to 100, as octez-node. */
+function parseConnections(text: string): number {
+  const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (Number.isNaN(n)) throw new UsageError(`Invalid --connections "${text}": expected a whole number of connections.`);
+  if (n > MAX_CONNECTIONS_OPTION) {
+    throw new UsageError(
+      `Invalid --connections "${text}": the number of expected connections is limited to ${MAX_CONNECTIONS_OPTION} (a configuration file's p2p.limits may set more).`,
+    );
+  }
+  return n;
 }
 
 /** A positive byte count (at most 1 GiB), or undefined when the option is absent. */

@@ -1,17 +1,23 @@
 /**
  * Octez-style configuration files (`--config-file`, as `tezos-node run --config-file`): the
- * fields this node reads, checked, as a pure function of the file's text. Unknown fields are
- * refused rather than ignored, so that nothing a user writes is silently without effect.
+ * fields this node reads, checked, as a pure function of the file's text ({@link parseConfigFile};
+ * {@link readConfigFile} reads the file first). Unknown fields are refused rather than ignored, so
+ * that nothing a user writes is silently without effect.
  *
  * ```json
  * { "data-dir": "/var/tezos",
  *   "rpc": { "listen-addrs": ["0.0.0.0:8732"], "cors-origin": ["*"], "cors-headers": ["content-type"],
- *            "acl": [{ "address": "0.0.0.0:8732", "blacklist": ["POST /injection/block"] }] } }
+ *            "acl": [{ "address": "0.0.0.0:8732", "blacklist": ["POST /injection/block"] }] },
+ *   "p2p": { "listen-addr": "127.0.0.1:19732", "bootstrap-peers": ["127.0.0.1:19733"],
+ *            "expected-proof-of-work": 0, "private-mode": true,
+ *            "limits": { "min-connections": 1, "expected-connections": 2, "max-connections": 3 } } }
  * ```
  * @module
  */
+import { readFile } from "node:fs/promises";
+import type { P2pPoint } from "../lib/p2p/encoding/point.ts";
 import { type AclEntry, parseAclPolicy } from "../lib/rpc/acl.ts";
-import { parseRpcAddr, type RpcAddr, UsageError } from "./cli.ts";
+import { parseExpectedPow, parseNetAddr, parsePeer, parseRpcAddr, type RpcAddr, UsageError } from "./cli.ts";
 
 /** What a configuration file sets. */
 export interface ConfigFile {
@@ -20,10 +26,60 @@ export interface ConfigFile {
   readonly acl: readonly AclEntry[];
   readonly corsOrigins?: readonly string[];
   readonly corsHeaders?: readonly string[];
+  /** `rpc.acl` as written, for `/config`. */
+  readonly aclJson?: readonly unknown[];
+  /** What the `p2p` section sets. */
+  readonly p2p: P2pConfig;
 }
 
-const TOP = new Set(["data-dir", "rpc"]);
+/** The `p2p` section: each field only when the file sets it. */
+export interface P2pConfig {
+  readonly listenAddr?: P2pPoint;
+  /** Points in Octez's canonical form (`addr:port[#peer_id]`). */
+  readonly bootstrapPeers?: readonly string[];
+  readonly expectedPow?: number;
+  readonly privateMode?: boolean;
+  readonly limits: LimitsConfig;
+}
+
+/** The `p2p.limits` fields this node reads (times in milliseconds). */
+export interface LimitsConfig {
+  readonly minConnections?: number;
+  readonly expectedConnections?: number;
+  readonly maxConnections?: number;
+  readonly maxIncomingConnections?: number;
+  readonly connectionTimeoutMs?: number;
+  readonly authenticationTimeoutMs?: number;
+}
+
+const TOP = new Set(["data-dir", "rpc", "p2p"]);
 const RPC = new Set(["listen-addrs", "acl", "cors-origin", "cors-headers"]);
+const P2P = new Set(["listen-addr", "bootstrap-peers", "expected-proof-of-work", "private-mode", "limits"]);
+/** `p2p.limits` counts: Octez's JSON name, ours, and the largest value its encoding takes (uint16, uint8). */
+const COUNTS = [
+  ["min-connections", "minConnections", 65535],
+  ["expected-connections", "expectedConnections", 65535],
+  ["max-connections", "maxConnections", 65535],
+  ["max-incoming-connections", "maxIncomingConnections", 255],
+] as const;
+/** `p2p.limits` delays, in seconds in the file (Octez's `Time.System.Span`). */
+const DELAYS = [
+  ["connection-timeout", "connectionTimeoutMs"],
+  ["authentication-timeout", "authenticationTimeoutMs"],
+] as const;
+const LIMITS = new Set<string>([...COUNTS.map(([k]) => k), ...DELAYS.map(([k]) => k)]);
+
+/** Reads and checks a configuration file; a UsageError naming the file (and the field) for anything wrong. */
+export async function readConfigFile(path: string): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new UsageError(`Cannot read --config-file "${path}": ${reason}.`);
+  }
+  return parseConfigFile(text, path);
+}
 
 /** Reads a configuration file's text; a UsageError naming the file and the field for anything wrong. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
@@ -66,7 +122,70 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     ...(typeof dataDir === "string" ? { dataDir } : {}),
     ...(listen === undefined ? {} : { rpcAddrs: listen.map(parseRpcAddr) }),
     acl,
+    ...(r["acl"] === undefined ? {} : { aclJson: r["acl"] as unknown[] }),
     ...(origins === undefined ? {} : { corsOrigins: origins }),
     ...(headers === undefined ? {} : { corsHeaders: headers }),
+    p2p: parseP2pSection(top["p2p"], fail),
   };
+}
+
+/** The `p2p` section, with Octez's types and bounds; `fail` for anything wrong. */
+function parseP2pSection(section: unknown, fail: (why: string) => never): P2pConfig {
+  if (section === undefined) return { limits: {} };
+  const object = (v: unknown, name: string): Record<string, unknown> => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return fail(`"${name}" must be an object`);
+    return v as Record<string, unknown>;
+  };
+  const p = object(section, "p2p");
+  for (const k of Object.keys(p)) if (!P2P.has(k)) fail(`unknown or unsupported field "p2p.${k}" (this node reads p2p.${[...P2P].join(", p2p.")})`);
+  // Addresses and numbers are read by the command line's parsers; their message names the field.
+  const within = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (e) {
+      return fail((e as Error).message.replace(/^Invalid /, "").replace(/\.$/, ""));
+    }
+  };
+  const out: { -readonly [K in keyof P2pConfig]: P2pConfig[K] } = { limits: {} };
+  const listen = p["listen-addr"];
+  if (listen !== undefined) {
+    if (typeof listen !== "string") fail(`"p2p.listen-addr" must be a string`);
+    out.listenAddr = within(() => parseNetAddr(listen as string, "p2p.listen-addr"));
+  }
+  const peers = p["bootstrap-peers"];
+  if (peers !== undefined) {
+    if (!Array.isArray(peers) || !peers.every((x) => typeof x === "string")) fail(`"p2p.bootstrap-peers" must be a list of strings`);
+    out.bootstrapPeers = (peers as string[]).map((text, i) => within(() => parsePeer(text, `p2p.bootstrap-peers[${i}]`)));
+  }
+  const pow = p["expected-proof-of-work"];
+  if (pow !== undefined) {
+    if (typeof pow !== "number") fail(`"p2p.expected-proof-of-work" must be a number`);
+    out.expectedPow = within(() => parseExpectedPow(String(pow), "p2p.expected-proof-of-work"));
+  }
+  const privateMode = p["private-mode"];
+  if (privateMode !== undefined) {
+    if (typeof privateMode !== "boolean") fail(`"p2p.private-mode" must be true or false`);
+    out.privateMode = privateMode as boolean;
+  }
+  if (p["limits"] !== undefined) {
+    const l = object(p["limits"], "p2p.limits");
+    for (const k of Object.keys(l)) {
+      if (!LIMITS.has(k)) fail(`unknown or unsupported field "p2p.limits.${k}" (this node reads p2p.limits.${[...LIMITS].join(", p2p.limits.")})`);
+    }
+    const limits: { -readonly [K in keyof LimitsConfig]: LimitsConfig[K] } = {};
+    for (const [name, key, max] of COUNTS) {
+      const v = l[name];
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > max) fail(`"p2p.limits.${name}" must be a whole number from 0 to ${max}`);
+      limits[key] = v as number;
+    }
+    for (const [name, key] of DELAYS) {
+      const v = l[name];
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !(v > 0) || v > 86_400) fail(`"p2p.limits.${name}" must be a number of seconds, more than 0 and at most 86400`);
+      limits[key] = Math.round((v as number) * 1000);
+    }
+    out.limits = limits;
+  }
+  return out;
 }

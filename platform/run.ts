@@ -1,8 +1,9 @@
 /**
  * What every entry point does (`platform/{node,deno,bun}/main.ts`): parse the command line, open
- * the store, create the node, serve it, and shut down cleanly on SIGINT or SIGTERM (server first,
- * then the node and its store, then exit 0). The runtime's `serve` comes in as an argument, so
- * this file never imports an adapter.
+ * the store, load the P2P identity and create the pool when P2P is on, create the node, serve it,
+ * start P2P, and shut down cleanly on SIGINT or SIGTERM (servers first, then P2P, then the node and
+ * its store, then exit 0). `identity …` runs the identity command instead. The runtime's `serve`
+ * comes in as an argument, so this file never imports an adapter.
  * @module
  */
 import { readFile } from "node:fs/promises";
@@ -15,7 +16,12 @@ import { MemoryStore } from "../lib/store/memory.ts";
 import { type CommandLine, HELP, parseArgs, UsageError } from "./cli.ts";
 import type { HttpServer, Serve } from "./serve.ts";
 import { ALLOW_ALL, type AclEntry, aclForAddress } from "../lib/rpc/acl.ts";
-import { type ConfigFile, parseConfigFile } from "./config.ts";
+import { type ConfigFile, readConfigFile } from "./config.ts";
+import { configAnswer } from "./config-answer.ts";
+import { runIdentityCommand } from "./identity-command.ts";
+import { NO_P2P_CONFIG, type NodePool, openPool, p2pLine, type P2pSettings, p2pSettings } from "./p2p.ts";
+import { IdentityFileProblem } from "./identity-file.ts";
+import { formatPoint } from "../lib/p2p/encoding/point.ts";
 import { readCommitInfo } from "./commit.ts";
 import { runtimeStats } from "./stats.ts";
 import { readResource } from "./resource.ts";
@@ -31,6 +37,10 @@ export interface RunPlatform {
  * a signal). Every failure to start prints one message on stderr and exits with code 1.
  */
 export async function run(argv: readonly string[], platform: RunPlatform): Promise<void> {
+  if (argv[0] === "identity") {
+    const code = await runIdentityCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: process.stderr });
+    return process.exit(code);
+  }
   let options: CommandLine;
   try {
     const parsed = parseArgs(argv);
@@ -47,7 +57,15 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   const protocolParameters =
     options.protocolParameters === undefined ? undefined : await readParameters(options.protocolParameters);
   let policy: AclEntry[] = [];
-  ({ options, policy } = await withConfigFile(options));
+  let file: ConfigFile | undefined;
+  ({ options, policy, file } = await withConfigFile(options));
+  let p2p: P2pSettings | undefined;
+  try {
+    p2p = p2pSettings(options, file?.p2p ?? NO_P2P_CONFIG, options.configFile);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
 
   let store: KeyValueStore = new MemoryStore();
   if (options.dataDir !== undefined) {
@@ -59,6 +77,30 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
       fail(messageOf(error));
     }
   }
+
+  // P2P: the identity (read, or generated at first start as octez-node does) and the pool, which
+  // starts once the RPC servers listen. A signal while the proof of work is searched stops cleanly.
+  let p2pPool: NodePool | undefined;
+  if (p2p !== undefined) {
+    const search = new AbortController();
+    const interrupt = () => search.abort();
+    process.once("SIGINT", interrupt);
+    process.once("SIGTERM", interrupt);
+    try {
+      p2pPool = await openPool(p2p, options.dataDir, { progress: process.stderr, log: (line) => process.stderr.write(`${line}\n`) }, search.signal);
+    } catch (error) {
+      await store.close().catch(() => {});
+      if (search.signal.aborted) {
+        process.stderr.write("Stopped while generating the identity; nothing was written.\n");
+        return process.exit(0);
+      }
+      fail(error instanceof IdentityFileProblem ? error.message : `Cannot start P2P: ${messageOf(error)}`);
+    } finally {
+      process.off("SIGINT", interrupt);
+      process.off("SIGTERM", interrupt);
+    }
+  }
+  const pool = p2pPool?.pool;
 
   const commit = await readCommitInfo();
   const nodeOptions: NodeOptions = {
@@ -73,6 +115,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     activate: options.activate,
     cors: options.cors,
     protocolParameters,
+    config: configAnswer(options, file, p2p),
   };
   let node: TezosNode;
   // A write the store refuses (full disk, read-only device) ends the node: one line, exit 1; the
@@ -82,24 +125,38 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   try {
     node = await createNode(nodeOptions);
   } catch (error) {
+    await pool?.close().catch(() => {});
     await store.close().catch(() => {});
     fail(`Cannot start the node: ${messageOf(error)}`);
   }
+  // Servers first (no new calls), then P2P, then the node and its store.
+  const closeAll = async (servers: readonly HttpServer[]) => {
+    await Promise.all(servers.map((s) => s.close()));
+    await pool?.close();
+    await node.close();
+  };
 
   // One server per address; each serves with its address's access policy, as Octez chooses it.
   const servers: HttpServer[] = [];
   for (const { hostname, port } of options.rpcAddrs) {
     const context = { acl: aclForAddress(policy, hostname, port) };
     const server = await platform.serve((request) => node.fetch(request, context), { hostname, port }).catch(async (error) => {
-      await Promise.all(servers.map((s) => s.close().catch(() => {})));
-      await node.close().catch(() => {});
+      await closeAll(servers).catch(() => {});
       fail(`Cannot listen on ${hostname}:${port}: ${messageOf(error)}`);
     });
     servers.push(server);
   }
-  const closeServers = () => Promise.all(servers.map((s) => s.close()));
   const where = options.dataDir === undefined ? "in memory" : `data dir ${options.dataDir}`;
   for (const server of servers) console.log(`Node listening on ${server.url} (${where})`);
+  if (p2p !== undefined && p2pPool !== undefined) {
+    try {
+      await p2pPool.pool.start();
+    } catch (error) {
+      await closeAll(servers).catch(() => {});
+      fail(p2p.listen === undefined ? `Cannot start P2P: ${messageOf(error)}` : `Cannot listen for peers on ${formatPoint(p2p.listen)}: ${messageOf(error)}`);
+    }
+    console.log(p2pLine(p2p, p2pPool));
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -109,8 +166,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     }
     stopping = true;
     try {
-      await closeServers();
-      await node.close();
+      await closeAll(servers);
     } catch (error) {
       fail(`Error while shutting down: ${messageOf(error)}`);
     }
@@ -130,8 +186,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     stopping = true;
     process.stderr.write(`${message}\n`);
     void (async () => {
-      await closeServers().catch(() => {});
-      await node.close().catch(() => {});
+      await closeAll(servers).catch(() => {});
       process.exit(1);
     })();
   };
@@ -174,19 +229,12 @@ function fail(message: string): never {
  * options override the file), and the ACL policy: `--allow-all-rpc` addresses first, then the
  * file's `rpc.acl`.
  */
-async function withConfigFile(options: CommandLine): Promise<{ options: CommandLine; policy: AclEntry[] }> {
+async function withConfigFile(options: CommandLine): Promise<{ options: CommandLine; policy: AclEntry[]; file: ConfigFile | undefined }> {
   const allowAll: AclEntry[] = options.allowAllRpc.map(({ address, port }) => ({ address, port, acl: ALLOW_ALL }));
-  if (options.configFile === undefined) return { options, policy: allowAll };
-  let text: string;
-  try {
-    text = await readFile(options.configFile, "utf8");
-  } catch (error) {
-    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : messageOf(error);
-    fail(`Cannot read --config-file "${options.configFile}": ${reason}.`);
-  }
+  if (options.configFile === undefined) return { options, policy: allowAll, file: undefined };
   let config: ConfigFile;
   try {
-    config = parseConfigFile(text, options.configFile);
+    config = await readConfigFile(options.configFile);
   } catch (error) {
     fail(messageOf(error));
   }
@@ -200,5 +248,5 @@ async function withConfigFile(options: CommandLine): Promise<{ options: CommandL
       headers: given("--cors-header") ? options.cors.headers : (config.corsHeaders ?? options.cors.headers),
     },
   };
-  return { options: merged, policy: [...allowAll, ...config.acl] };
+  return { options: merged, policy: [...allowAll, ...config.acl], file: config };
 }

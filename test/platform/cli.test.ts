@@ -31,6 +31,12 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     protocolParameters: undefined,
     maxRequestBody: undefined,
     rpcWorkBudget: undefined,
+    netAddr: undefined,
+    peers: [],
+    noBootstrapPeers: false,
+    privateMode: false,
+    connections: undefined,
+    expectedPow: undefined,
     given: new Set(),
   });
 });
@@ -67,6 +73,12 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       protocolParameters: "sandbox-parameters.json",
       maxRequestBody: 1024,
       rpcWorkBudget: 2500,
+      netAddr: undefined,
+      peers: [],
+      noBootstrapPeers: false,
+      privateMode: false,
+      connections: undefined,
+      expectedPow: undefined,
       given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body"]),
     },
   );
