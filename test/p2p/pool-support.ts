@@ -174,7 +174,23 @@ export function watchEscapes(): { escaped: unknown[]; stop(): void } {
   };
 }
 
+/** The event variant whose `event` names include `E`. */
+type EventOf<E extends P2pEvent["event"]> = P2pEvent extends infer V ? V extends { event: infer K } ? E extends K ? V & { event: E } : never : never : never;
+
 /** The events of a kind. */
-export function eventsOf<E extends P2pEvent["event"]>(t: TestPool, event: E): Extract<P2pEvent, { event: E }>[] {
-  return t.events.filter((e) => e.event === event) as Extract<P2pEvent, { event: E }>[];
+export function eventsOf<E extends P2pEvent["event"]>(t: TestPool, event: E): EventOf<E>[] {
+  return t.events.filter((e) => e.event === event) as EventOf<E>[];
+}
+
+/** Reads and drops everything until the other side ends the connection. */
+export async function drainUntilClosed(connection: Connection): Promise<void> {
+  const reader = connection.readable.getReader();
+  try {
+    for (;;) if ((await reader.read()).done) break;
+  } catch {
+    // reset: closed too
+  } finally {
+    reader.releaseLock();
+  }
+  await connection.closed;
 }
