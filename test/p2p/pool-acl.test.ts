@@ -151,6 +151,17 @@ test("an unknown message once connected greylists the peer and its address; noth
   assert.ok(a.pool.greylistedIps().ips.includes(await hostOf(61)));
   assert.equal(a.pool.connections().map((c) => c.peerId), [b.identity.peerId], "b's connection stays");
   assert.ok(a.lines.some((l) => l.includes("does not decode")));
+  // an oversized message (a Bootstrap of 3 bytes, over its bound of 2): closed, greylisted
+  a.pool.clearGreylist();
+  const other = await generateIdentity(0);
+  const c2 = await rawConnect(61, a.point);
+  const r2 = await authenticate({ connection: c2, incoming: false, identity: other, chainName: CHAIN, powTarget: 0, messageEncoding: variableBytes });
+  assert.ok(r2.ok);
+  if (!r2.ok) return;
+  await r2.channel.writeMessage(Uint8Array.from([0x00, 0x02, 0]));
+  await r2.channel.closed;
+  await until(() => a.pool.greylistedPeers().includes(other.peerId), "the second peer greylisted");
+  assert.equal(a.pool.connections().map((c) => c.peerId), [b.identity.peerId], "b's connection stays");
 });
 
 test("a peer that stalls in the handshake is dropped after the authentication timeout", async () => {

@@ -185,6 +185,8 @@ export class PeerConnection {
     await this.channel.closed;
     try {
       this.hooks.onClose(this);
+    } catch (e) {
+      this.hooks.log(`p2p: the pool's bookkeeping of the end of ${this.peerId} failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.resolveDone();
     }
