@@ -80,14 +80,19 @@ export const SERVE_DEFAULTS: Readonly<Required<ServeLimits>> = Object.freeze({
   maxUrlLength: 16 * 1024,
 });
 
-/** The limits of `options` with the defaults filled in; throws a `RangeError` on a negative or non-number value. */
+/**
+ * The limits of `options` with the defaults filled in. Throws a `RangeError` unless each is a
+ * whole number of 0 or more (or `Infinity`, but for a timeout).
+ */
 export function serveLimits(options: ServeLimits): Required<ServeLimits> {
   const limits = { ...SERVE_DEFAULTS };
   for (const key of Object.keys(SERVE_DEFAULTS) as (keyof ServeLimits)[]) {
     const value = options[key];
     if (value === undefined) continue;
-    if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-      throw new RangeError(`ServeOptions.${key} must be a number of 0 or more, not ${String(value)}`);
+    const timeout = key === "headersTimeout" || key === "idleTimeout";
+    if (typeof value !== "number" || !(Number.isSafeInteger(value) || (!timeout && value === Infinity)) || value < 0) {
+      const what = timeout ? "a whole number of milliseconds (0 for none)" : "a whole number (Infinity for none)";
+      throw new RangeError(`ServeOptions.${key} must be ${what}, not ${String(value)}`);
     }
     limits[key] = value;
   }

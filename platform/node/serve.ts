@@ -31,11 +31,14 @@ import {
 /** Room for the header fields beyond the request line in `node:http`'s `maxHeaderSize`. */
 const HEADER_FIELDS_SIZE = 16 * 1024;
 
+/** The largest `maxHeaderSize` `node:http` takes (its parser counts in 32 bits). */
+const MAX_HEADER_SIZE = 2 ** 31 - 1;
+
 /** Serves `handler` on Node's `node:http`; resolves once the port is bound. */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<HttpServer> {
   const limits = serveLimits(options);
   const server = createServer({
-    maxHeaderSize: limits.maxUrlLength + HEADER_FIELDS_SIZE,
+    maxHeaderSize: Math.min(limits.maxUrlLength + HEADER_FIELDS_SIZE, MAX_HEADER_SIZE),
     headersTimeout: limits.headersTimeout,
     // The whole request (headers and body) within Node's default of 5 minutes, or the headers timeout if longer.
     requestTimeout: limits.headersTimeout === 0 ? 300_000 : Math.max(300_000, limits.headersTimeout),
