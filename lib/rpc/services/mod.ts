@@ -11,14 +11,17 @@ import { chainServices } from "./chains.ts";
 import { configServices, defaultNodeConfig } from "./config.ts";
 import type { ShellView } from "./context.ts";
 import { injectionServices } from "./injection.ts";
+import { networkServices } from "./network.ts";
 import { nodeServices } from "./node.ts";
 import { protocolServices } from "./protocols.ts";
 import { statsServices, webStats } from "./stats.ts";
+import type { P2pNetwork } from "../../p2p/pool/api.ts";
+import { announcedVersion } from "../../p2p/version.ts";
 
 export type { ShellView } from "./context.ts";
 
-/** Every service of the node over `shell`. */
-export function nodeDirectory(shell: ShellView): Directory<void> {
+/** Every service of the node over `shell`; `/network/*` over `p2p`, or answering as a node without P2P layer. */
+export function nodeDirectory(shell: ShellView, p2p?: P2pNetwork): Directory<void> {
   const dir = new Directory()
     .merge(chainServices(shell))
     .merge(blockServices(shell))
@@ -26,7 +29,8 @@ export function nodeDirectory(shell: ShellView): Directory<void> {
     .merge(injectionServices(shell))
     .merge(protocolServices(shell))
     .merge(statsServices(shell.stats ?? webStats))
-    .merge(configServices(shell.config ?? defaultNodeConfig()));
+    .merge(configServices(shell.config ?? defaultNodeConfig()))
+    .merge(networkServices(p2p, announcedVersion(shell.genesis.chainName)));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }
 
