@@ -26,6 +26,8 @@ import { hangzhouMempoolPlugin } from "./protocols/hangzhou/plugin.ts";
 import type { MempoolPlugin } from "./shell/mempool-plugin.ts";
 import { Prevalidator } from "./shell/prevalidator.ts";
 import { Chain } from "./shell/chain.ts";
+import { nodeResponder } from "./shell/distributed-db/mod.ts";
+import type { P2pPool } from "./p2p/pool/api.ts";
 import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
 import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
@@ -86,6 +88,12 @@ export interface NodeOptions {
    * `defaultNodeConfig()` of `lib/rpc/services/config.ts` when absent.
    */
   config?: NodeConfig;
+  /**
+   * The P2P pool (`createPool` of `lib/p2p/pool/mod.ts`, started by the caller): `/network/*`
+   * serves it and the node answers its peers' chain requests; `close()` closes it. Without it,
+   * `/network/*` answers as Octez's node without P2P layer.
+   */
+  p2p?: P2pPool;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -167,7 +175,9 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   });
   await baker.start();
   const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config };
-  const directory = nodeDirectory(shell)
+  const p2p = options.p2p;
+  p2p?.setChainMessageHandler(nodeResponder({ chain, prevalidator, protocols, selfPeerId: p2p.peerId, now }).handler);
+  const directory = nodeDirectory(shell, p2p)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, { cors: options.cors, ...(options.maxRequestBody === undefined ? {} : { maxBodySize: options.maxRequestBody }) });
@@ -177,6 +187,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     async close() {
       if (closed) return;
       closed = true;
+      p2p?.setChainMessageHandler(undefined);
+      await p2p?.close();
       await baker?.stop();
       await prevalidator.stop();
       chain.close();
