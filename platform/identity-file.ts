@@ -85,7 +85,7 @@ export async function generateIdentityFile(
   await refuseExisting(path);
   const identity = await searchIdentity(difficulty, progress, signal);
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await ensureDirectory(dirname(path));
     // "wx": never replaces a file that appeared meanwhile; the secret key is for the owner only.
     await writeFile(path, identityToJson(identity), { flag: "wx", mode: 0o600 });
   } catch (error) {
@@ -104,6 +104,25 @@ export async function generateMemoryIdentity(difficulty: number, progress: Progr
   const identity = await searchIdentity(difficulty, progress, signal);
   progress.write(`Generated the identity ${identity.peerId} (in memory, for this run only).\n`);
   return identity;
+}
+
+/**
+ * Creates `dir` and its missing parents. (Node's `mkdir(dir, {recursive: true})` never settles
+ * for a path under `/proc`, where the system answers ENOENT for the directory whose parent exists.)
+ */
+async function ensureDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EEXIST") return;
+    const parent = dirname(dir);
+    if (code !== "ENOENT" || parent === dir) throw error;
+    await ensureDirectory(parent);
+    await mkdir(dir).catch((again: { code?: string }) => {
+      if (again.code !== "EEXIST") throw again;
+    });
+  }
 }
 
 async function refuseExisting(path: string): Promise<void> {
