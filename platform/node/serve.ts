@@ -128,11 +128,13 @@ function limitStreams(handler: FetchHandler, limits: Required<ServeLimits>): (re
  * The body a `Response` was made with, without materializing it. `@hono/node-server`'s light
  * `Response` keeps `[status, body, headers]` under a private symbol (found once, on a probe);
  * reading `response.body` instead would make it build a full `Response` (its slow path) and
- * would show a stream for a string body as well. A full `Response` (one whose body something has
- * read) answers its `body`.
+ * would show a stream for a string body as well. A full `Response` (`fetch`'s, or a light one
+ * whose body something has read) answers its `body`. Should a version of `@hono/node-server` keep
+ * its bodies otherwise, no response counts as a stream (rather than every one going the slow way).
  */
 function bodyOf(response: Response): unknown {
-  const cache = cacheKey == null ? undefined : (response as unknown as Record<symbol, unknown[] | undefined>)[cacheKey];
+  if (cacheKey == null) return null;
+  const cache = (response as unknown as Record<symbol, unknown[] | undefined>)[cacheKey];
   return cache !== undefined ? (cache[1] ?? null) : response.body;
 }
 
