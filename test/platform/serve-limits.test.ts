@@ -3,7 +3,7 @@
  * through raw `node:net` sockets as an attacker would, each check ending with the server still
  * serving: a request without `Host` (HTTP/1.0), a slowloris client, more connections than the
  * cap, an idle kept-alive connection, a silent stream past the idle timeout, more streams than
- * the cap, over-long URLs.
+ * the cap, over-long URLs and header sections.
  *
  * The adapter of the runtime running the tests is tried in process; under Node, Bun's and Deno's
  * (`.tools/`) are also tried in child processes (`fixtures/serve-limits.ts`), since `npx tsx
