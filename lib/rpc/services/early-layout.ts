@@ -24,7 +24,7 @@
  * @module
  */
 import { type Json } from "../../encoding/codec.ts";
-import { type Arg, intArg, likeArg, stringArg, uintArg } from "../arg.ts";
+import { type Arg, floatArg, intArg, likeArg, stringArg, uintArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { anyJson } from "../json_any.ts";
 import { BodyTooLarge, readBody } from "../media.ts";
@@ -39,6 +39,8 @@ interface Target {
   readonly method: Method;
   readonly path: readonly string[];
   readonly search?: URLSearchParams;
+  /** A JSON body of its own (the old request's body is not passed on then). */
+  readonly body?: string;
 }
 
 type Call = ServiceCall<(string | number | string[])[], Record<string, unknown>, unknown, unknown>;
@@ -170,7 +172,7 @@ export const EARLY_LAYOUT: readonly OldPath[] = [
   { from: "/p2p/connections", to: "/network/connections" },
   { from: "/p2p/connections/{peer}", to: "/network/connections/{peer}" },
   { from: "/p2p/connections/{peer}/kick", to: "/network/connections/{peer}", method: "DELETE" },
-  { from: "/p2p/connect/{point}", to: "/network/points/{point}", method: "PUT" },
+  { from: "/p2p/connect/{point}", query: { timeout: "float" }, to: (call) => connectTarget(call) },
   { from: "/p2p/log", to: "/network/log" },
   { from: "/p2p/peers", to: "/network/peers" },
   { from: "/p2p/peers/{peer}", to: "/network/peers/{peer}" },
@@ -184,6 +186,42 @@ export const EARLY_LAYOUT: readonly OldPath[] = [
   { from: "/workers/peer_validators/{chain}", to: "/workers/chain_validators/{chain}/peers_validators" },
   { from: "/workers/peer_validators/{chain}/{peer}", to: "/workers/chain_validators/{chain}/peers_validators/{peer}" },
 ];
+
+/**
+ * The old `connect/<point>` (a POST whose body was `{"timeout": seconds}`, or a GET) as
+ * `PUT /network/points/<point>?timeout=<seconds>` with the body `{}` the current service takes; the
+ * old body's timeout, else the query's, else the current default.
+ */
+async function connectTarget(call: Call): Promise<Target | Response> {
+  const search = new URLSearchParams(new URL(call.request.url).search);
+  if (call.request.method === "POST") {
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await readBody(call.request, 64 * 1024));
+    } catch (e) {
+      if (e instanceof BodyTooLarge) return badBody(e.message);
+      throw e;
+    }
+    if (text.trim() !== "") {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return badBody("not JSON");
+      }
+      const timeout = (body as { timeout?: unknown } | null)?.timeout;
+      if (timeout !== undefined) {
+        if (typeof timeout !== "number" || !Number.isFinite(timeout)) return badBody("timeout must be a number of seconds");
+        search.set("timeout", String(timeout));
+      }
+    }
+  }
+  return { method: "PUT", path: ["network", "points", String(call.params[0])], search, body: "{}" };
+}
+
+function badBody(why: string): Response {
+  return new Response(`Failed to parse the request body: ${why}`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
 
 /** A helper of the block `block` with a query. */
 function helper(block: string, name: string, search: Record<string, string>): Target {
@@ -303,7 +341,7 @@ export function earlyLayoutServices(forward: () => Forward): Directory<void> {
     const from = pieces(row.from);
     const target = typeof row.to === "string" ? row.to : "(mapped, see the module documentation)";
     const description = `Early layout: served as ${row.method ?? "GET"} ${target.replaceAll("{", "<").replaceAll("}", ">")}.`;
-    const q = row.query === undefined ? undefined : query(Object.fromEntries(Object.entries(row.query).map(([k, t]) => [k, optional<unknown>(t === "int" ? uintArg : stringArg)])));
+    const q = row.query === undefined ? undefined : query(Object.fromEntries(Object.entries(row.query).map(([k, t]) => [k, optional<unknown>(t === "int" ? uintArg : t === "float" ? floatArg : stringArg)])));
     for (const method of row.via ?? ["GET", "POST"]) {
       dir.register(
         rawService({
@@ -325,8 +363,13 @@ export function earlyLayoutServices(forward: () => Forward): Directory<void> {
             const search = t.search?.toString() ?? "";
             const target = `${url.origin}/${t.path.map(encodeURIComponent).join("/")}${search === "" ? "" : `?${search}`}`;
             // the body goes on as a stream: the current path reads it, within its size limit
-            const body = t.method === "GET" || t.method === "DELETE" ? undefined : call.request.body;
-            const init = { method: t.method, headers: call.request.headers, body, signal: call.request.signal, duplex: "half" };
+            const body = t.body ?? (t.method === "GET" || t.method === "DELETE" ? undefined : call.request.body);
+            const headers = new Headers(call.request.headers);
+            if (t.body !== undefined) {
+              headers.delete("content-length");
+              headers.set("content-type", "application/json");
+            }
+            const init = { method: t.method, headers, body, signal: call.request.signal, duplex: "half" };
             return forward()(new Request(target, init as RequestInit));
           },
         }),
