@@ -601,23 +601,39 @@ export const p2pEvent: Codec<P2pEvent> = def(
   },
 );
 
+/** A time or JSON `null` (data-encoding `option` as a required field). */
+const optionalTime: Codec<number | null> = conv<number | null, number | undefined>((v) => v ?? undefined, (v) => v ?? null, option(systemTime));
+
 /** `/network/greylist/ips`: `{ips, not_reliable_since}` (null while the list is exact). */
 export const greylistedIps: Codec<{ ips: string[]; notReliableSince?: number }> = conv<
   { ips: string[]; notReliableSince?: number },
-  { ips: string[]; not_reliable_since: number | undefined }
+  { ips: string[]; not_reliable_since: number | null }
 >(
-  (g) => ({ ips: g.ips, not_reliable_since: g.notReliableSince }),
-  (o) => defined({ ips: o.ips, notReliableSince: o.not_reliable_since }),
-  obj(req("ips", list(p2pAddress)), req("not_reliable_since", option(systemTime))) as unknown as Codec<{ ips: string[]; not_reliable_since: number | undefined }>,
+  (g) => ({ ips: g.ips, not_reliable_since: g.notReliableSince ?? null }),
+  (o) => defined({ ips: o.ips, notReliableSince: o.not_reliable_since ?? undefined }),
+  obj(req("ips", list(p2pAddress)), req("not_reliable_since", optionalTime)),
 );
+
+/**
+ * `codec` refusing JSON objects with fields it does not know, as Octez's JSON decoding does
+ * ("Unexpected object field").
+ */
+function closed<T>(codec: Codec<T>, names: readonly string[]): Codec<T> {
+  return { ...codec, fromJson(j: Json) {
+    if (j !== null && typeof j === "object" && !Array.isArray(j)) {
+      for (const k of Object.keys(j)) if (!names.includes(k)) throw new DecodeError(`Unexpected object field ${k}`);
+    }
+    return codec.fromJson(j);
+  } };
+}
 
 const aclEnum: Codec<Acl> = stringEnum(["ban", "trust", "open"]);
 
 /** The body of `PATCH /network/points/<point>`: `{acl?, peer_id?}`. */
-export const pointPatch: Codec<{ acl?: Acl; peer_id?: string }> = obj(opt("acl", aclEnum), opt("peer_id", peerId));
+export const pointPatch: Codec<{ acl?: Acl; peer_id?: string }> = closed(obj(opt("acl", aclEnum), opt("peer_id", peerId)), ["acl", "peer_id"]);
 
 /** The body of `PATCH /network/peers/<peer_id>`: `{acl?}`. */
-export const peerPatch: Codec<{ acl?: Acl }> = obj(opt("acl", aclEnum));
+export const peerPatch: Codec<{ acl?: Acl }> = closed(obj(opt("acl", aclEnum)), ["acl"]);
 
 /** Octez's `Data_encoding.empty`: JSON `{}` only, no bytes (the body and answer of PUT, the answers of DELETE and the deprecated GETs). */
-export const emptyObject: Codec<undefined> = conv<undefined, {}>(() => ({}), () => undefined, obj());
+export const emptyObject: Codec<undefined> = closed(conv<undefined, {}>(() => ({}), () => undefined, obj()), []);

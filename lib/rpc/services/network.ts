@@ -122,10 +122,10 @@ export function networkServices(network: P2pNetwork | undefined, announced: Netw
       output: list(item),
       handler: ({ params: [target], query: q, signal }) => {
         const n = p2p();
-        // the watch starts before the log is read, so that no entry falls between them
-        const later = q.monitor ? watch(n, target, signal) : undefined;
         const current = read(n, target);
-        return current === undefined ? logStream([], undefined) : logStream(current, later);
+        if (current === undefined) return logStream([], undefined);
+        // the watch starts in the same turn as the log is read: no entry falls between them
+        return logStream(current, q.monitor ? watch(n, target, signal) : undefined);
       },
     });
 
