@@ -14,6 +14,7 @@
  */
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { blake2bWasmReady } from "../lib/crypto/blake2b.ts";
 import { generateIdentity, type Identity, IdentityFileError, identityToJson, parseIdentityJson, STAMP_SIZE } from "../lib/p2p/identity.ts";
 
 /** The identity file's name in the data directory (Octez's `default_identity_file_name`). */
@@ -146,6 +147,7 @@ const TTY_PROGRESS_EVERY_MS = 250;
 const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 async function searchIdentity(difficulty: number, progress: ProgressSink, signal: AbortSignal | undefined): Promise<Identity> {
+  await blake2bWasmReady; // the WebAssembly BLAKE2b, about five times noble's, from the first attempt
   const lead = `Generating a new identity... (level: ${difficulty.toFixed(2)}) `;
   progress.write(progress.isTTY ? lead : `${lead}\n`);
   const started = performance.now();

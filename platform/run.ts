@@ -116,6 +116,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     cors: options.cors,
     protocolParameters,
     config: configAnswer(options, file, p2p),
+    ...(pool === undefined ? {} : { p2p: pool }),
   };
   let node: TezosNode;
   // A write the store refuses (full disk, read-only device) ends the node: one line, exit 1; the
@@ -129,7 +130,8 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     await store.close().catch(() => {});
     fail(`Cannot start the node: ${messageOf(error)}`);
   }
-  // Servers first (no new calls), then P2P, then the node and its store.
+  // Servers first (no new calls), then P2P (node.close() closes the pool too; closing twice is
+  // harmless), then the node and its store.
   const closeAll = async (servers: readonly HttpServer[]) => {
     await Promise.all(servers.map((s) => s.close()));
     await pool?.close();
