@@ -76,10 +76,11 @@ export class ChainResponder {
     this.now = options.now ?? Date.now;
   }
 
-  /** The handler to give the pool (`P2pPool.setChainMessageHandler`). */
-  readonly handler: ChainMessageHandler = (from, message) => {
-    void this.handle(from, message);
-  };
+  /**
+   * The handler to give the pool (`P2pPool.setChainMessageHandler`). It returns `handle`'s promise,
+   * which the pool may ignore (it never rejects).
+   */
+  readonly handler: ChainMessageHandler = (from, message) => this.handle(from, message);
 
   /** Answers one message of `from`, and counts it. */
   async handle(from: PeerLink, message: ChainMessage): Promise<void> {
