@@ -2,7 +2,7 @@
  * `createNode(options)`: wires the layers into one node and returns its `fetch` handler.
  * @module
  */
-import type { RequestContext } from "./rpc/handler.ts";
+import { logInternalErrorOnce, type RequestContext } from "./rpc/handler.ts";
 import type { RuntimeStats } from "./rpc/services/stats.ts";
 import type { NodeConfig } from "./rpc/services/config.ts";
 import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
@@ -180,7 +180,14 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const directory = nodeDirectory(shell, p2p)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
-  const handler = nodeRpcHandler(directory, { cors: options.cors, ...(options.maxRequestBody === undefined ? {} : { maxBodySize: options.maxRequestBody }) });
+  const handler = nodeRpcHandler(directory, {
+    cors: options.cors,
+    ...(options.maxRequestBody === undefined ? {} : { maxBodySize: options.maxRequestBody }),
+    // a refused store write is the node's fatal error, told once through onFatal: not a bug to log
+    onInternalError: (error, request) => {
+      if (!(error instanceof StoreWriteError)) logInternalErrorOnce(error, request);
+    },
+  });
   let closed = false;
   return {
     fetch: handler,
