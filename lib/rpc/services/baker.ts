@@ -8,6 +8,8 @@
 import { blockHash } from "../../encoding/hashes.ts";
 import { list } from "../../encoding/list.ts";
 import { MAX_BAKE_COUNT, type Baker } from "../../baker/baker.ts";
+import { NotHangzhou } from "../../baker/block.ts";
+import { failure } from "../../errors/mod.ts";
 import { makeArg } from "../arg.ts";
 import { Directory } from "../directory.ts";
 import { query, single } from "../query.ts";
@@ -36,7 +38,15 @@ export function bakerServices(baker: Pick<Baker, "bakeMany">): Directory<void> {
         "Sandbox only (not an Octez service): bake `count` blocks (default 1) on the current head with the node's baker keys, each at the best priority of a held key, with the endorsements of the held delegates and the due nonce revelations; answers their hashes, oldest first, once stored.",
       query: query({ count: single(countArg, 1, "Number of blocks to bake (default 1)") }),
       output: list(blockHash),
-      handler: ({ query: q }) => baker.bakeMany(q.count),
+      handler: async ({ query: q }) => {
+        try {
+          return await baker.bakeMany(q.count);
+        } catch (e) {
+          // nothing to bake on yet: the operator's mistake, told as Octez tells a failure
+          if (e instanceof NotHangzhou) throw failure.error({ msg: e.message });
+          throw e;
+        }
+      },
     }),
   );
 }
