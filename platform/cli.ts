@@ -15,6 +15,7 @@ import type { BakeMode, HistoryMode } from "../lib/node.ts";
 import { parseEndpoint } from "../lib/rpc/acl.ts";
 import { isPeerId } from "../lib/p2p/identity.ts";
 import { formatPoint, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point.ts";
+import type { ServeLimits } from "./serve.ts";
 
 /** Where the RPC server listens by default, as octez-node. */
 export const DEFAULT_RPC_ADDR = "127.0.0.1:8732";
@@ -49,6 +50,8 @@ export interface CommandLine {
   readonly maxRequestBody: number | undefined;
   /** The work budget of one RPC call, in milliseconds (`--rpc-work-budget SECONDS`); the node's default when absent. */
   readonly rpcWorkBudget: number | undefined;
+  /** Limits of the RPC servers (`--max-active-rpc-connections`, …); the adapters' defaults where absent. */
+  readonly serveLimits: ServeLimits;
   /** Where to listen for peers (`--net-addr`): a loopback or private address, as octez-node's sandbox. */
   readonly netAddr: P2pPoint | undefined;
   /** Points to connect to and trust (`--peer`), as `addr:port` or `addr:port#peer_id`, in the order given. */
@@ -97,6 +100,15 @@ Options:
   --max-request-body BYTES   Largest RPC request body read (default 8388608); larger: 413.
   --rpc-work-budget SECONDS  Work one RPC call may take (default 5): Michelson runs and rights
                              past it answer node.rpc.work_budget_exceeded.
+  --max-active-rpc-connections N
+                             Open RPC connections at once (default 1024); one more is refused.
+                             Bun counts requests in flight instead (it shows no connections).
+  --max-rpc-streams N        Monitor streams open at once (default 256); one more answers 503.
+  --rpc-headers-timeout SECONDS
+                             Time a client has to send its request head (default 10); 0: none.
+                             Not under Bun, which fixes it at about 10 s.
+  --rpc-idle-timeout SECONDS Time an idle kept-alive connection stays open (default 60); 0: none.
+  --max-rpc-url-length BYTES Longest request URL (default 16384); longer: 414.
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
@@ -132,7 +144,8 @@ Other commands:
 `;
 
 type FlagName =
-  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
+  | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget"
+  | "--max-active-rpc-connections" | "--max-rpc-streams" | "--rpc-headers-timeout" | "--rpc-idle-timeout" | "--max-rpc-url-length" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
   | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow";
 
@@ -143,6 +156,11 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--config-file": { value: "FILE" },
   "--max-request-body": { value: "BYTES" },
   "--rpc-work-budget": { value: "SECONDS" },
+  "--max-active-rpc-connections": { value: "N" },
+  "--max-rpc-streams": { value: "N" },
+  "--rpc-headers-timeout": { value: "SECONDS" },
+  "--rpc-idle-timeout": { value: "SECONDS" },
+  "--max-rpc-url-length": { value: "BYTES" },
   "--data-dir": { value: "DIR" },
   "--memory": {},
   "--history-mode": { value: "MODE" },
@@ -227,6 +245,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       protocolParameters,
       maxRequestBody: parseBytes("--max-request-body", one("--max-request-body")),
       rpcWorkBudget: parseBudget(one("--rpc-work-budget")),
+      serveLimits: parseServeLimits(one),
       netAddr: mapDefined(one("--net-addr"), (text) => parseNetAddr(text, "--net-addr")),
       peers: (seen.get("--peer") ?? []).map((text) => parsePeer(text, "--peer")),
       noBootstrapPeers: seen.has("--no-bootstrap-peers"),
@@ -353,6 +372,42 @@ function parseBytes(flag: FlagName, text: string | undefined): number | undefine
   const n = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
   if (!(n >= 1 && n <= 2 ** 30)) throw new UsageError(`Invalid ${flag} "${text}": expected a number of bytes from 1 to 1073741824.`);
   return n;
+}
+
+/** A whole number from 1 to 1 000 000, or undefined when the option is absent. */
+function parseCount(flag: FlagName, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1_000_000)) throw new UsageError(`Invalid ${flag} "${text}": expected a whole number from 1 to 1000000.`);
+  return n;
+}
+
+/** Seconds (fractions allowed, 0 for none, up to a day) as milliseconds, or undefined when absent. */
+function parseTimeout(flag: FlagName, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = /^\d{1,5}(\.\d{1,3})?$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 86_400)) throw new UsageError(`Invalid ${flag} "${text}": expected seconds from 0 (none) to 86400.`);
+  return Math.round(n * 1000);
+}
+
+/** The RPC servers' limits the command line sets. */
+function parseServeLimits(one: (flag: FlagName) => string | undefined): ServeLimits {
+  const limits: { -readonly [K in keyof ServeLimits]: ServeLimits[K] } = {};
+  const maxConnections = parseCount("--max-active-rpc-connections", one("--max-active-rpc-connections"));
+  if (maxConnections !== undefined) limits.maxConnections = maxConnections;
+  const maxStreams = parseCount("--max-rpc-streams", one("--max-rpc-streams"));
+  if (maxStreams !== undefined) limits.maxStreams = maxStreams;
+  const headersTimeout = parseTimeout("--rpc-headers-timeout", one("--rpc-headers-timeout"));
+  if (headersTimeout !== undefined) limits.headersTimeout = headersTimeout;
+  const idleTimeout = parseTimeout("--rpc-idle-timeout", one("--rpc-idle-timeout"));
+  if (idleTimeout !== undefined) limits.idleTimeout = idleTimeout;
+  const text = one("--max-rpc-url-length");
+  if (text !== undefined) {
+    const n = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+    if (!(n >= 256 && n <= 1_048_576)) throw new UsageError(`Invalid --max-rpc-url-length "${text}": expected a number of bytes from 256 to 1048576.`);
+    limits.maxUrlLength = n;
+  }
+  return limits;
 }
 
 /** Seconds (fractions allowed, up to an hour) as milliseconds, or undefined when absent. */

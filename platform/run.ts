@@ -25,6 +25,7 @@ import { formatPoint } from "../lib/p2p/encoding/point.ts";
 import { readCommitInfo } from "./commit.ts";
 import { runtimeStats } from "./stats.ts";
 import { readResource } from "./resource.ts";
+import { runtimeName } from "./current.ts";
 
 /** What the runtime gives `run`. */
 export interface RunPlatform {
@@ -52,6 +53,9 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   } catch (error) {
     if (error instanceof UsageError) fail(`${error.message}\nRun with --help to list the options.`);
     throw error;
+  }
+  if (options.serveLimits.headersTimeout !== undefined && runtimeName() === "bun") {
+    fail("Option --rpc-headers-timeout cannot be used under Bun: Bun's HTTP server fixes the time a client has to send its request head (about 10 s).");
   }
 
   const protocolParameters =
@@ -142,7 +146,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   const servers: HttpServer[] = [];
   for (const { hostname, port } of options.rpcAddrs) {
     const context = { acl: aclForAddress(policy, hostname, port) };
-    const server = await platform.serve((request) => node.fetch(request, context), { hostname, port }).catch(async (error) => {
+    const server = await platform.serve((request) => node.fetch(request, context), { hostname, port, ...options.serveLimits }).catch(async (error) => {
       await closeAll(servers).catch(() => {});
       fail(`Cannot listen on ${hostname}:${port}: ${messageOf(error)}`);
     });

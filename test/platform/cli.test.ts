@@ -31,6 +31,7 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     protocolParameters: undefined,
     maxRequestBody: undefined,
     rpcWorkBudget: undefined,
+    serveLimits: {},
     netAddr: undefined,
     peers: [],
     noBootstrapPeers: false,
@@ -60,6 +61,11 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       "--config-file", "node.json",
       "--max-request-body", "1024",
       "--rpc-work-budget", "2.5",
+      "--max-active-rpc-connections", "2000",
+      "--max-rpc-streams", "10",
+      "--rpc-headers-timeout", "2.5",
+      "--rpc-idle-timeout", "0",
+      "--max-rpc-url-length", "4096",
     ]),
     {
       rpcAddrs: [{ hostname: "0.0.0.0", port: 18732 }, { hostname: "::1", port: 18733 }],
@@ -73,13 +79,14 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       protocolParameters: "sandbox-parameters.json",
       maxRequestBody: 1024,
       rpcWorkBudget: 2500,
+      serveLimits: { maxConnections: 2000, maxStreams: 10, headersTimeout: 2500, idleTimeout: 0, maxUrlLength: 4096 },
       netAddr: undefined,
       peers: [],
       noBootstrapPeers: false,
       privateMode: false,
       connections: undefined,
       expectedPow: undefined,
-      given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body"]),
+      given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body", "--max-active-rpc-connections", "--max-rpc-streams", "--rpc-headers-timeout", "--rpc-idle-timeout", "--max-rpc-url-length"]),
     },
   );
 });
@@ -123,6 +130,14 @@ test("parseArgs() rejects an unknown option or a stray argument", () => {
   assert.is(usageError(["--rpc-port=1"]), 'Unknown option "--rpc-port".');
   assert.is(usageError(["-h"]), 'Unexpected argument "-h".');
   assert.is(usageError(["run"]), 'Unexpected argument "run".');
+});
+
+test("parseArgs() rejects bad server limits", () => {
+  assert.is(usageError(["--max-active-rpc-connections", "0"]), 'Invalid --max-active-rpc-connections "0": expected a whole number from 1 to 1000000.');
+  assert.is(usageError(["--max-rpc-streams", "-1"]), 'Invalid --max-rpc-streams "-1": expected a whole number from 1 to 1000000.');
+  assert.is(usageError(["--rpc-idle-timeout", "1e3"]), 'Invalid --rpc-idle-timeout "1e3": expected seconds from 0 (none) to 86400.');
+  assert.is(usageError(["--rpc-headers-timeout", "86401"]), 'Invalid --rpc-headers-timeout "86401": expected seconds from 0 (none) to 86400.');
+  assert.is(usageError(["--max-rpc-url-length", "100"]), 'Invalid --max-rpc-url-length "100": expected a number of bytes from 256 to 1048576.');
 });
 
 test("parseArgs() rejects a missing value", () => {

@@ -142,6 +142,27 @@ npm("rejects a --protocol-parameters file that is not a JSON object", async () =
   }
 });
 
+npm("applies the RPC server limits of the command line: a URL past --max-rpc-url-length is a 414, streams past --max-rpc-streams a 503", async () => {
+  const node = npmStart(["--rpc-addr", `${LOCALHOST}:0`, "--memory", "--max-rpc-url-length", "300", "--max-rpc-streams", "1"]);
+  await using(node, async () => {
+    const url = await listening(node);
+    assert.is((await fetch(`${url}/chains/main/blocks/head/hash?x=${"a".repeat(200)}`)).status, 200);
+    const long = await fetch(`${url}/chains/main/blocks/head/hash?x=${"a".repeat(400)}`);
+    assert.is(long.status, 414);
+    await long.body?.cancel();
+    const abort = new AbortController();
+    const first = await fetch(`${url}/monitor/heads/main`, { signal: abort.signal });
+    assert.is(first.status, 200);
+    const second = await fetch(`${url}/monitor/heads/main`);
+    assert.is(second.status, 503);
+    assert.equal(await second.json(), [{ kind: "temporary", id: "failure", msg: "Too many open streams" }]);
+    abort.abort();
+    await first.body?.cancel().catch(() => {});
+    const exit = await stop(node, "SIGTERM");
+    assert.is(exit.code, 0, exit.stderr);
+  });
+});
+
 npm("prints the help text with --help and exits 0", async () => {
   const node = npmStart(["--help"]);
   const exit = await using(node, () => within(node.exited, 60_000, "npm start -- --help to exit"));
