@@ -22,7 +22,7 @@
 import { formatPoint, type P2pPoint } from "../lib/p2p/encoding/point.ts";
 import { checkProofOfWork, DEFAULT_EXPECTED_POW, type Identity, powTarget } from "../lib/p2p/identity.ts";
 import type { ConnectionLimits, P2pPool, PoolOptions } from "../lib/p2p/pool/api.ts";
-import { createPool } from "../lib/p2p/pool/mod.ts";
+import { createPool, limitsForConnections } from "../lib/p2p/pool/mod.ts";
 import { currentTransport } from "./net/current.ts";
 import type { Endpoint, Transport } from "../lib/p2p/transport.ts";
 import { SANDBOX_GENESIS } from "../lib/shell/genesis.ts";
@@ -67,11 +67,13 @@ const DEFAULT_KNOWN_TARGET = 300;
 
 /**
  * What `--connections N` sets, as octez-node: min N/2 (1 when N is 1), expected N, max 3N/2,
- * rounded down. (octez-node also sets its peer tables to 8N entries, target 6N, and its
- * synchronisation threshold to max(N/4, 2); this sandbox node is bootstrapped from the start.)
+ * rounded down (`limitsForConnections`). (octez-node also sets its peer tables to 8N entries,
+ * target 6N, and its synchronisation threshold to max(N/4, 2); this sandbox node is bootstrapped
+ * from the start.)
  */
 export function connectionsLimits(n: number): Pick<ConnectionLimits, "minConnections" | "expectedConnections" | "maxConnections"> {
-  return { minConnections: n === 1 ? 1 : Math.floor(n / 2), expectedConnections: n, maxConnections: Math.floor((3 * n) / 2) };
+  const { minConnections, expectedConnections, maxConnections } = limitsForConnections(n);
+  return { minConnections, expectedConnections, maxConnections };
 }
 
 /** The command-line options that mean nothing without P2P. */

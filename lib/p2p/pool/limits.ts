@@ -59,10 +59,10 @@ export const DEFAULT_TUNING: PoolTuning = Object.freeze({
   random: Math.random,
 });
 
-/** octez-node's limits for `--connections N` (its default N is 50): min N/2, expected N, max 3N/2. */
+/** octez-node's limits for `--connections N` (its default N is 50): min N/2 (1 when N is 1), expected N, max 3N/2. */
 export function limitsForConnections(n: number): ConnectionLimits {
   return {
-    minConnections: Math.floor(n / 2),
+    minConnections: n === 1 ? 1 : Math.floor(n / 2),
     expectedConnections: n,
     maxConnections: Math.floor((3 * n) / 2),
     maxIncomingConnections: 20,
