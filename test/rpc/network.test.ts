@@ -28,6 +28,7 @@ import { networkServices } from "../../lib/rpc/services/network.ts";
 import { earlyLayoutServices } from "../../lib/rpc/services/early-layout.ts";
 import { createRpcHandler, type RpcHandler } from "../../lib/rpc/handler.ts";
 import { Directory } from "../../lib/rpc/directory.ts";
+import { aclAllows, SECURE } from "../../lib/rpc/acl.ts";
 import { OpenApi, type HttpMethod, type OpenApiDocument } from "../support/openapi.ts";
 import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
 
@@ -788,6 +789,19 @@ t("the early layout's /p2p/* paths answer as the /network/* paths they were rena
   assert.equal(await log.next(), { event: "gc_points" });
   await log.reader.cancel();
   assert.is(net.events$.aborted, 1);
+});
+
+t("Octez's secure ACL serves, of /network, only self, stat, version(s) and the greylists' ips and peers", () => {
+  // src/lib_rpc_http/RPC_server.ml at v12.4: the secure whitelist's /network entries
+  const allowed = ["GET /network/greylist/ips", "GET /network/greylist/peers", "GET /network/self", "GET /network/stat", "GET /network/version", "GET /network/versions"];
+  for (const [template, item] of Object.entries(api.doc.paths)) {
+    if (!template.startsWith("/network")) continue;
+    for (const m of Object.keys(item)) {
+      const concrete = template.replace("{point}", POINT_A).replace("{peer_id}", PEER_A);
+      const key = `${m.toUpperCase()} ${template}`;
+      assert.is(aclAllows(SECURE, m.toUpperCase(), concrete.split("/").filter((x) => x !== "")), allowed.includes(key), key);
+    }
+  }
 });
 
 t.run();
