@@ -7,7 +7,8 @@
  * (`context.ts`, when present), the `interval:1` baker's cadence under 1 000 readers of the head
  * (`readers.ts`, a node process, about 45 s), the P2P layer's handshakes, channel throughput and
  * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s). The load bench (`load.ts`, a node process under transfers for
- * about a minute per mode) is not part of the default run: ask for it by name.
+ * about a minute per mode) and the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) are
+ * not part of the default run: ask for them by name.
  *
  * With a bench's name first, only that bench, with the rest of the command line as its arguments:
  *
@@ -20,6 +21,7 @@
  * npm run bench -- operations
  * npm run bench -- context
  * npm run bench -- p2p [--only]
+ * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
  * ```
  *
  * Each bench module is imported only when it runs (the load bench's process must not hold a node).
@@ -64,6 +66,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Load",
     inDefaultRun: false,
     run: async (args) => (await import("./load.ts")).runLoadCli(args),
+  },
+  fuzz: {
+    title: "RPC fuzz",
+    inDefaultRun: false,
+    run: async (args) => (await import("./fuzz.ts")).runFuzzCli(args),
   },
   readers: {
     title: "Baker cadence under readers",

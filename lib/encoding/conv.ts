@@ -5,7 +5,7 @@
  * @module
  */
 import { DecodeError, type Json, type JsonSchema } from "./codec.ts";
-import { defBody, jsonTypeError, makeCodec, setDefMeta, valueTypeError, type Codec } from "./core.ts";
+import { defBody, jsonPreview, jsonTypeError, makeCodec, setDefMeta, valueTypeError, type Codec } from "./core.ts";
 
 /**
  * Maps the value type of a codec (data-encoding `conv proj inj`): `proj` goes from the new value
@@ -129,7 +129,7 @@ export function constant<const S extends string>(value: S): Codec<S> & { readonl
     desc: { t: "zero" },
     toJson: () => value,
     fromJson(j) {
-      if (j !== value) throw new DecodeError(`Expected ${JSON.stringify(value)}, got ${JSON.stringify(j)}`);
+      if (j !== value) throw new DecodeError(`Expected ${JSON.stringify(value)}, got ${jsonPreview(j, 200)}`);
       return value;
     },
     write() {},
@@ -175,7 +175,7 @@ export function stringEnum<const S extends string>(names: readonly S[], options:
       return v;
     },
     fromJson(j) {
-      if (typeof j !== "string" || !index.has(j)) throw new DecodeError(`Expected one of ${names.map((s) => JSON.stringify(s)).join(", ")}, got ${JSON.stringify(j)}`);
+      if (typeof j !== "string" || !index.has(j)) throw new DecodeError(`Expected one of ${names.map((s) => JSON.stringify(s)).join(", ")}, got ${jsonPreview(j, 200)}`);
       return j as S;
     },
     write(out, v) {

@@ -205,14 +205,59 @@ export function withPath(e: unknown, segment: string | number): unknown {
   return e;
 }
 
+/**
+ * The JSON text of a value for an error message: at most `max` characters (the first `max − 3`
+ * and `...` when longer), built no further than that, so that a value of any size or depth (a
+ * request body nested 100 000 deep, a string of megabytes) costs little and cannot overflow the
+ * stack. Equal to `JSON.stringify(v)` when that is short enough. Values that are not JSON
+ * (bigints, bytes, functions) are shown as `1n`, `<n bytes>`, their `String`.
+ *
+ * @example
+ * ```ts
+ * jsonPreview({ a: [1, "x"] });              // '{"a":[1,"x"]}'
+ * jsonPreview("x".repeat(1000), 10);         // '"xxxxxx...'
+ * ```
+ */
+export function jsonPreview(v: unknown, max = 80): string {
+  let out = "";
+  const full = () => out.length > max;
+  const walk = (x: unknown): void => {
+    if (full()) return;
+    if (typeof x === "string") out += JSON.stringify(x.length > max ? x.slice(0, max + 1) : x);
+    else if (typeof x === "bigint") out += `${x}n`;
+    else if (x instanceof Uint8Array) out += `<${x.length} bytes>`;
+    else if (Array.isArray(x)) {
+      out += "[";
+      for (let i = 0; i < x.length && !full(); i++) {
+        if (i > 0) out += ",";
+        walk(x[i]);
+      }
+      out += "]";
+    } else if (x !== null && typeof x === "object") {
+      out += "{";
+      let first = true;
+      for (const k of Object.keys(x)) {
+        if (full()) break;
+        if (!first) out += ",";
+        first = false;
+        out += JSON.stringify(k.length > max ? k.slice(0, max + 1) : k) + ":";
+        walk((x as Record<string, unknown>)[k]);
+      }
+      out += "}";
+    } else if (typeof x === "number" || typeof x === "boolean" || x === null) out += JSON.stringify(x);
+    else out += String(x);
+  };
+  walk(v);
+  return out.length > max ? out.slice(0, Math.max(0, max - 3)) + "..." : out;
+}
+
 /** A DecodeError for a JSON value of the wrong shape. */
 export function jsonTypeError(expected: string, got: Json | undefined): DecodeError {
-  const shown = got === undefined ? "nothing" : JSON.stringify(got);
-  return new DecodeError(`Expected ${expected}, got ${shown.length > 80 ? shown.slice(0, 77) + "..." : shown}`);
+  return new DecodeError(`Expected ${expected}, got ${got === undefined ? "nothing" : jsonPreview(got)}`);
 }
 
 /** Throws a TypeError naming the expected type when writing a value of the wrong type. */
 export function valueTypeError(expected: string, got: unknown): TypeError {
-  const shown = typeof got === "bigint" ? `${got}n` : typeof got === "string" ? JSON.stringify(got) : String(got);
+  const shown = typeof got === "bigint" ? `${got}n` : typeof got === "string" ? JSON.stringify(got.length > 81 ? got.slice(0, 81) : got) : Array.isArray(got) ? jsonPreview(got) : String(got);
   return new TypeError(`Expected ${expected}, got ${typeof got} ${shown.length > 80 ? shown.slice(0, 77) + "..." : shown}`);
 }

@@ -5,7 +5,7 @@
  */
 import { DecodeError, type Json } from "./codec.ts";
 import { B58, b58encode, b58tryDecode, type Base58Kind } from "./base58.ts";
-import { jsonTypeError, makeCodec, setDefMeta, valueTypeError, type Codec, type SchemaContext } from "./core.ts";
+import { jsonPreview, jsonTypeError, makeCodec, setDefMeta, valueTypeError, type Codec, type SchemaContext } from "./core.ts";
 import { def, padded } from "./conv.ts";
 import { unistringSchema } from "./bytes.ts";
 import { base58Bytes } from "./hashes.ts";
@@ -39,7 +39,7 @@ function stringJson(what: string, check: (s: string) => boolean): { toJson(v: st
     },
     fromJson(j) {
       if (typeof j !== "string") throw jsonTypeError(what, j);
-      if (!check(j)) throw new DecodeError(`Invalid ${what} ${JSON.stringify(j)}`);
+      if (!check(j)) throw new DecodeError(`Invalid ${what} ${jsonPreview(j, 200)}`);
       return j;
     },
   };

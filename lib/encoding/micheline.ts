@@ -7,7 +7,7 @@
  * @module
  */
 import { DecodeError, Reader, Writer, type Json, type JsonSchema } from "./codec.ts";
-import { jsonTypeError, makeCodec, valueTypeError, type Codec, type SchemaContext } from "./core.ts";
+import { jsonPreview, jsonTypeError, makeCodec, valueTypeError, type Codec, type SchemaContext } from "./core.ts";
 import { bignumSchema, readZ, writeZ } from "./zarith.ts";
 import { fromUtf8, unistringSchema, utf8, variableBytes } from "./bytes.ts";
 import { toHex, tryFromHex } from "./hex.ts";
@@ -92,22 +92,22 @@ export function michelineCodec(options: MichelineOptions): MichelineCodec {
       const v = j["int"];
       if (typeof v === "string" && INT.test(v)) return { int: BigInt(v).toString() };
       if (typeof v === "number" && Number.isSafeInteger(v)) return { int: String(v) };
-      throw new DecodeError(`Invalid Micheline int ${JSON.stringify(v)}`, ["int"]);
+      throw new DecodeError(`Invalid Micheline int ${jsonPreview(v, 200)}`, ["int"]);
     }
     if (j["string"] !== undefined) {
       const v = j["string"];
-      if (typeof v !== "string") throw new DecodeError(`Invalid Micheline string ${JSON.stringify(v)}`, ["string"]);
+      if (typeof v !== "string") throw new DecodeError(`Invalid Micheline string ${jsonPreview(v, 200)}`, ["string"]);
       return { string: v };
     }
     if (j["bytes"] !== undefined) {
       const v = j["bytes"];
       const b = typeof v === "string" ? tryFromHex(v) : undefined;
-      if (b === undefined) throw new DecodeError(`Invalid Micheline bytes ${JSON.stringify(v)}`, ["bytes"]);
+      if (b === undefined) throw new DecodeError(`Invalid Micheline bytes ${jsonPreview(v, 200)}`, ["bytes"]);
       return { bytes: (v as string).toLowerCase() };
     }
     const p = j["prim"];
     if (p === undefined) throw new DecodeError("Expected a Micheline expression (int, string, bytes, prim or sequence)");
-    if (typeof p !== "string" || !codes.has(p)) throw new DecodeError(`Unknown primitive ${JSON.stringify(p)}`, ["prim"]);
+    if (typeof p !== "string" || !codes.has(p)) throw new DecodeError(`Unknown primitive ${jsonPreview(p, 200)}`, ["prim"]);
     const out: { prim: string; args?: Micheline[]; annots?: string[] } = { prim: p };
     const a = j["args"];
     if (a !== undefined && a !== null) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { DecodeError, type Json } from "./codec.ts";
-import { jsonTypeError, makeCodec, valueTypeError, type Codec } from "./core.ts";
+import { jsonPreview, jsonTypeError, makeCodec, valueTypeError, type Codec } from "./core.ts";
 import { unistringSchema } from "./bytes.ts";
 import { readInt64, writeInt64 } from "./integers.ts";
 
@@ -57,7 +57,7 @@ export const timestamp: Codec<number> = makeCodec<number>({
     if (typeof j === "number" && Number.isSafeInteger(j)) return j;
     if (typeof j !== "string") throw jsonTypeError("an RFC 3339 timestamp", j);
     const t = parseTimestamp(j);
-    if (t === undefined) throw new DecodeError(`Invalid timestamp ${JSON.stringify(j)}`);
+    if (t === undefined) throw new DecodeError(`Invalid timestamp ${jsonPreview(j, 200)}`);
     return t;
   },
   write(out, v) {

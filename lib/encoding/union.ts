@@ -5,7 +5,7 @@
  * @module
  */
 import { DecodeError, type Json, type JsonSchema } from "./codec.ts";
-import { jsonTypeError, makeCodec, withPath, type CaseSpec, type Codec } from "./core.ts";
+import { jsonPreview, jsonTypeError, makeCodec, withPath, type CaseSpec, type Codec } from "./core.ts";
 import { objectFields } from "./object.ts";
 
 /** A union case: tag, title, payload codec, and the maps between the union's values and the payload. */
@@ -118,7 +118,7 @@ export function union<T>(cases: readonly Case<T>[], options: UnionOptions = {}):
         const name = j[key];
         if (typeof name !== "string") throw new DecodeError(`Missing or invalid field "${key}"`, [key]);
         const c = byName.get(name);
-        if (c === undefined) throw new DecodeError(`Unknown ${key} ${JSON.stringify(name)}`, [key]);
+        if (c === undefined) throw new DecodeError(`Unknown ${key} ${jsonPreview(name, 200)}`, [key]);
         return c.inj(c.codec.fromJson(j));
       }
       let last: unknown;
@@ -130,9 +130,8 @@ export function union<T>(cases: readonly Case<T>[], options: UnionOptions = {}):
           last = e;
         }
       }
-      const shown = JSON.stringify(j);
       throw new DecodeError(
-        `No case matched ${shown.length > 60 ? shown.slice(0, 57) + "..." : shown}${last instanceof DecodeError ? ` (last: ${last.message})` : ""}`,
+        `No case matched ${jsonPreview(j, 60)}${last instanceof DecodeError ? ` (last: ${last.message})` : ""}`,
       );
     },
     write(out, v) {

@@ -110,6 +110,8 @@ export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request:
     try {
       return enc.fromJson(json);
     } catch (e) {
+      // a value nested deeper than a reader's recursion goes: the engine's stack overflow, by name
+      if (e instanceof RangeError && /call stack/i.test(e.message)) throw new BodyError("JSON value nested too deeply");
       throw new BodyError(e instanceof Error ? e.message : String(e));
     }
   }
@@ -122,7 +124,7 @@ export async function decodeBody<T>(media: MediaType, enc: Encoding<T>, request:
     if (r.remaining !== 0) throw new DecodeError("Extra bytes");
     return v;
   } catch (e) {
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = e instanceof RangeError && /call stack/i.test(e.message) ? "value nested too deeply" : e instanceof Error ? e.message : String(e);
     throw new BodyError(`Failed to parse binary data: ${reason}.`);
   }
 }

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { DecodeError, decodeBinary, fromHex, type Json } from "../../lib/encoding/mod.ts";
+import { jsonPreview } from "../../lib/encoding/core.ts";
 import { blockHeader, operation } from "../../lib/encoding/hangzhou/mod.ts";
 
 const file = new URL("../vectors/octez/examples/hangzhou-binary-encoding-vectors.json", import.meta.url);
@@ -84,6 +85,19 @@ test("a bad option byte and a bad boolean are refused", () => {
 test("JSON of the wrong type is a DecodeError, not a crash", () => {
   for (const j of [null, 5, "x", [], true] as Json[]) decodeError(() => operation.fromJson(j));
   decodeError(() => blockHeader.fromJson({ level: "1" }));
+});
+
+test("a value nested 100 000 deep or megabytes long where another is expected: a short message, no stack overflow", () => {
+  let deep: Json = [];
+  for (let i = 0; i < 100_000; i++) deep = { prim: "Pair", args: [deep] };
+  const long = "z".repeat(4_000_000);
+  for (const bad of [deep, [deep], long, { signature: deep }] as Json[]) {
+    const e = decodeError(() => operation.fromJson({ branch: bad, contents: [] } as Json));
+    assert.ok(e.message.length < 300, e.message.slice(0, 300));
+  }
+  assert.is(jsonPreview(deep, 30), '{"prim":"Pair","args":[{"pr...');
+  assert.is(jsonPreview({ a: [1, "x", null, true] }), '{"a":[1,"x",null,true]}');
+  assert.is(jsonPreview([1n, new Uint8Array(3)]), "[1n,<3 bytes>]");
 });
 
 test.run();

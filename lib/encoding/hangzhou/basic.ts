@@ -4,7 +4,7 @@
  * @module
  */
 import { DecodeError } from "../codec.ts";
-import type { Codec } from "../core.ts";
+import { type Codec, jsonPreview } from "../core.ts";
 import { constant, conv, def, splitted, stringEnum } from "../conv.ts";
 import { fixedBytes } from "../bytes.ts";
 import { scriptExprHash } from "../hashes.ts";
@@ -114,7 +114,7 @@ export const ballot: Codec<Ballot> = splitted<Ballot>(
     toJson: (v) => v,
     fromJson(j) {
       if (j === "yay" || j === "nay" || j === "pass") return j;
-      throw new DecodeError(`Expected "yay", "nay" or "pass", got ${JSON.stringify(j)}`);
+      throw new DecodeError(`Expected "yay", "nay" or "pass", got ${jsonPreview(j, 200)}`);
     },
     schema: () => ({ type: "string", enum: ["nay", "yay", "pass"] }),
   },

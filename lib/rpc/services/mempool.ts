@@ -189,11 +189,20 @@ export function processedOperationJson(p: MempoolProtocolRpc, protocol: string, 
 
 const pendingQuery = query({ version: single(intArg, 0) });
 
+/**
+ * `RPC_error.bad_version` for a version the mempool does not serve; its `given` is an int8, so a
+ * version past -128..127 (which that error cannot carry) is a `failure` saying the same.
+ */
+function unsupportedVersion(given: number): Error {
+  if (given >= -128 && given <= 127) return badVersion.error({ given, supported: SUPPORTED_VERSIONS });
+  return failure.error({ msg: `Unsupported RPC version ${given}; supported versions: ${SUPPORTED_VERSIONS.join(", ")}` });
+}
+
 /** The mempool services of the node's chain, served by `prevalidator`. */
 export function mempoolServices(shell: ShellView, prevalidator: Prevalidator, protocol: MempoolProtocolRpc): Directory<void> {
   const codecs = mempoolCodecs(protocol);
   const pendingHandler = async ({ query: q }: { query: { version: number } }) => {
-    if (!SUPPORTED_VERSIONS.includes(q.version)) throw badVersion.error({ given: q.version, supported: SUPPORTED_VERSIONS });
+    if (!SUPPORTED_VERSIONS.includes(q.version)) throw unsupportedVersion(q.version);
     await prevalidator.synced();
     return pendingOperationsJson(protocol, prevalidator.view(), q.version);
   };
