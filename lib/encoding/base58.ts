@@ -85,8 +85,18 @@ export function b58encode(k: Base58Kind, payload: Uint8Array): string {
   return text;
 }
 
+/**
+ * The longest Base58 text of a kind: each byte is at most log(256)/log(58) < 1.366 digits (a
+ * leading zero byte is one digit). Longer texts are refused before decoding, whose cost grows
+ * with the square of the length (a 4 MB string would hold the node for minutes).
+ */
+function maxTextLength(k: Base58Kind): number {
+  return Math.ceil((k.prefix.length + k.size + 4) * 1.366) + 1;
+}
+
 /** Payload of a Base58Check string of kind `k`, or `undefined` if it is not one. */
 export function b58tryDecode(k: Base58Kind, text: string): Uint8Array | undefined {
+  if (text.length > maxTextLength(k)) return undefined;
   let raw = decoded.get(text);
   if (raw === undefined) {
     try {
@@ -104,6 +114,6 @@ export function b58tryDecode(k: Base58Kind, text: string): Uint8Array | undefine
 /** Payload of a Base58Check string of kind `k`; throws a TypeError naming the kind otherwise. */
 export function b58decode(k: Base58Kind, text: string): Uint8Array {
   const payload = b58tryDecode(k, text);
-  if (payload === undefined) throw new TypeError(`Invalid ${k.name} ${JSON.stringify(text)}`);
+  if (payload === undefined) throw new TypeError(`Invalid ${k.name} ${JSON.stringify(text.length > 120 ? text.slice(0, 117) + "..." : text)}`);
   return payload;
 }

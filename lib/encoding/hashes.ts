@@ -5,7 +5,7 @@
  */
 import { DecodeError } from "./codec.ts";
 import { B58, b58encode, b58tryDecode, type Base58Kind } from "./base58.ts";
-import { jsonTypeError, makeCodec, valueTypeError, type Codec } from "./core.ts";
+import { jsonPreview, jsonTypeError, makeCodec, valueTypeError, type Codec } from "./core.ts";
 import { def } from "./conv.ts";
 import { unistringSchema } from "./bytes.ts";
 
@@ -13,7 +13,7 @@ import { unistringSchema } from "./bytes.ts";
 export function b58Json(kind: Base58Kind, text: unknown): Uint8Array {
   if (typeof text !== "string") throw jsonTypeError(`a ${kind.name} (Base58Check string)`, text as never);
   const b = b58tryDecode(kind, text);
-  if (b === undefined) throw new DecodeError(`Invalid ${kind.name} ${JSON.stringify(text)}`);
+  if (b === undefined) throw new DecodeError(`Invalid ${kind.name} ${jsonPreview(text, 200)}`);
   return b;
 }
 
@@ -36,7 +36,7 @@ export function base58Bytes(kind: Base58Kind): Codec<string> {
     write(out, v) {
       if (typeof v !== "string") throw valueTypeError(`a ${kind.name}`, v);
       const b = b58tryDecode(kind, v);
-      if (b === undefined) throw new TypeError(`Invalid ${kind.name} ${JSON.stringify(v)}`);
+      if (b === undefined) throw new TypeError(`Invalid ${kind.name} ${jsonPreview(v, 200)}`);
       out.raw(b);
     },
     read: (r) => b58encode(kind, r.take(kind.size)),

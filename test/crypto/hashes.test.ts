@@ -14,7 +14,7 @@ import {
   scriptExprHash,
 } from "../../lib/crypto/hashes.ts";
 import { merkleRoot } from "../../lib/crypto/merkle.ts";
-import { B58, b58decode, b58encode } from "../../lib/encoding/base58.ts";
+import { B58, b58decode, b58encode, b58tryDecode } from "../../lib/encoding/base58.ts";
 
 // Mainnet block 1064978 (protocol 006 Carthage) as `GET /chains/main/blocks/1064978` returned it.
 const carthage = JSON.parse(readFileSync(new URL("../vectors/octez/examples/mainnet-carthage-block-1064978.json", import.meta.url), "utf8"));
@@ -147,6 +147,20 @@ test("hash functions refuse arguments of the wrong type", () => {
   assert.throws(() => operationListHash([new Uint8Array(31)]), (e: unknown) => e instanceof RangeError);
   assert.throws(() => operationListListHash("x" as unknown as Uint8Array[]), (e: unknown) => e instanceof TypeError);
   assert.throws(() => chainIdOfGenesis(new Uint8Array(4)), (e: unknown) => e instanceof RangeError);
+});
+
+test("Base58Check: the longest and shortest payloads of every kind decode; a text past a kind's length is refused at once", () => {
+  for (const k of Object.values(B58)) {
+    for (const fill of [0x00, 0xff]) {
+      const payload = new Uint8Array(k.size).fill(fill);
+      const text = b58encode(k, payload);
+      assert.equal(b58tryDecode(k, text), payload, `${k.name} filled with ${fill}`);
+    }
+  }
+  // a 4 MB text of base58 digits: refused by its length (decoding it would take minutes)
+  const t = "z".repeat(4_000_000);
+  assert.is(b58tryDecode(B58.blockHash, t), undefined);
+  assert.throws(() => b58decode(B58.blockHash, t), (e: Error) => e.message.length < 200 && e.message.startsWith("Invalid block_hash"));
 });
 
 test.run();

@@ -18,7 +18,7 @@
 import { bytes, string } from "../../encoding/bytes.ts";
 import { DecodeError, type Json, type JsonSchema } from "../../encoding/codec.ts";
 import { constant, conv, def, splitted, stringEnum } from "../../encoding/conv.ts";
-import { jsonTypeError, type Codec, type SchemaContext } from "../../encoding/core.ts";
+import { jsonPreview, jsonTypeError, type Codec, type SchemaContext } from "../../encoding/core.ts";
 import { cryptoboxPublicKeyHash } from "../../encoding/hashes.ts";
 import { bool, float, int31, int64, int64Schema, uint16 } from "../../encoding/integers.ts";
 import { list } from "../../encoding/list.ts";
@@ -64,7 +64,7 @@ export const systemTime: Codec<number> = def(
       fromJson(j: Json) {
         if (typeof j !== "string") throw jsonTypeError("an RFC 3339 date or a number of seconds", j);
         const s = parseTimestamp(j);
-        if (s === undefined) throw new DecodeError(`Invalid date ${JSON.stringify(j)}`);
+        if (s === undefined) throw new DecodeError(`Invalid date ${jsonPreview(j, 200)}`);
         const frac = /\.(\d+)/.exec(j);
         return s * 1000 + (frac === null || /^-?\d+$/.test(j) ? 0 : Math.floor(Number(`0.${frac[1]}`) * 1000));
       },
@@ -149,7 +149,7 @@ export const pointId: Codec<string> = def(
     },
     (text) => {
       const p = parsePoint(text);
-      if (p === undefined) throw new DecodeError(`Invalid point ${JSON.stringify(text)}`);
+      if (p === undefined) throw new DecodeError(`Invalid point ${jsonPreview(text, 200)}`);
       return formatPoint(p);
     },
     string,
