@@ -4,12 +4,12 @@
  */
 import { logInternalErrorOnce, type RequestContext } from "./rpc/handler.ts";
 import type { RuntimeStats } from "./rpc/services/stats.ts";
-import type { NodeConfig } from "./rpc/services/config.ts";
+import { defaultNodeConfig, type NodeConfig } from "./rpc/services/config.ts";
 import { embeddedSources, fetchResource, type ResourceReader } from "./protocols/sources/mod.ts";
 import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
-import { type Baker, bootstrapSecretKeys, createBaker, keyRing } from "./baker/mod.ts";
+import { type Baker, createBaker, keyRing, selectBootstrapKeys } from "./baker/mod.ts";
 import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
@@ -26,13 +26,14 @@ import { hangzhouMempoolPlugin } from "./protocols/hangzhou/plugin.ts";
 import type { MempoolPlugin } from "./shell/mempool-plugin.ts";
 import { Prevalidator } from "./shell/prevalidator.ts";
 import { Chain } from "./shell/chain.ts";
-import { nodeResponder } from "./shell/distributed-db/mod.ts";
+import { joinNetwork, type NodeNetwork } from "./shell/distributed-db/mod.ts";
 import type { P2pPool } from "./p2p/pool/api.ts";
 import { chainIdOf, type GenesisConfig, genesisBlock, SANDBOX_GENESIS } from "./shell/genesis.ts";
 import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
+import { createSyncHeuristic, syncLimits } from "./shell/sync-heuristic.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -48,6 +49,19 @@ export interface NodeOptions {
   historyMode?: HistoryMode;
   /** Sandbox baker mode; `auto` when absent. */
   bake?: BakeMode;
+  /**
+   * The sandbox accounts the baker bakes and endorses for: `bootstrap1` … `bootstrap5` or their
+   * tz1 addresses; all five when absent (priority 0 at every level). With some of them the baker
+   * bakes at their slots only (`docs/baker.md`). RangeError naming an unknown key.
+   */
+  bakerKeys?: readonly string[];
+  /**
+   * Peers the node must be in step with to be bootstrapped (Octez's `--synchronisation-threshold`,
+   * 0 to 255): 0 when absent, a sandbox bootstrapped from the start, as Octez's sandbox runs.
+   */
+  synchronisationThreshold?: number;
+  /** How old, in seconds, a peer's head may be to count as in step (Octez's `--sync-latency`, 0 to 65535; 150 when absent). */
+  syncLatency?: number;
   /** Activate the protocol at first start (default true); false waits for an injected activation block. */
   activate?: boolean;
   /** CORS: allowed origins (`*` allowed) and extra allowed headers. */
@@ -121,7 +135,10 @@ export interface TezosNode {
  */
 export async function createNode(options: NodeOptions = {}): Promise<TezosNode> {
   await blake2bWasmReady; // the fast hashes from the first block on (noble's where WebAssembly is refused)
+  const keys = selectBootstrapKeys(options.bakerKeys);
+  const limits = syncLimits(options.synchronisationThreshold, options.syncLatency);
   let baker: Baker | undefined;
+  let network: NodeNetwork | undefined;
   let failed = false;
   const kv = reportingWriteFailures(options.store ?? new MemoryStore(), (error) => {
     if (failed) return;
@@ -138,6 +155,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const read = options.readResource ?? fetchResource;
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
   const now = options.now ?? Date.now;
+  const sync = createSyncHeuristic({ ...limits, now });
   const validator = new BlockValidator(chain, (h) => embedded.get(h));
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
@@ -160,10 +178,12 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     protocols: (h) => embedded.get(h),
     plugins: (h) => plugins.get(h),
     now,
-    onApplied: () => baker?.notify(),
+    onApplied: () => {
+      baker?.notify();
+      network?.chainValidator.mempoolChanged();
+    },
   });
   await prevalidator.start();
-  const keys = bootstrapSecretKeys();
   const ownEndorsers = new Set(keyRing(keys).keys());
   baker = createBaker({
     chain,
@@ -171,12 +191,17 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     keys,
     now,
     mode: options.bake ?? { mode: "auto" },
+    // a follower (P2P on, no activation of its own) takes its first blocks from the network
+    topUp: !(options.p2p !== undefined && options.activate === false),
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
   });
   await baker.start();
-  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config };
+  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
   const p2p = options.p2p;
-  p2p?.setChainMessageHandler(nodeResponder({ chain, prevalidator, protocols, selfPeerId: p2p.peerId, now }).handler);
+  // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
+  // heads from that future; other chains keep Octez's 5 s rule
+  const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
+  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const directory = nodeDirectory(shell, p2p)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
@@ -194,7 +219,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     async close() {
       if (closed) return;
       closed = true;
-      p2p?.setChainMessageHandler(undefined);
+      network?.close();
       await p2p?.close();
       await baker?.stop();
       await prevalidator.stop();

@@ -248,6 +248,40 @@ export class Prevalidator {
     });
   }
 
+  /**
+   * An operation a peer sent (Octez `on_arrived`): unless already known, or branched on a block
+   * that is not live, or unparsable (dropped, as Octez does), it goes through the pre-filter and
+   * waits as pending, classified in the background; nothing is answered to the peer.
+   */
+  arrived(bytes: Uint8Array): void {
+    let shell: ReturnType<typeof shellOperation>;
+    try {
+      shell = shellOperation(bytes);
+    } catch {
+      return;
+    }
+    const copy = bytes.slice();
+    void this.run(async () => {
+      const s = this.state;
+      if (s?.plugin === undefined || this.alreadyHandled(shell.hash) || !s.liveBlocks.has(shell.branch)) return;
+      let op: MempoolOperation;
+      try {
+        op = this.parse(copy, { ...shell, proto: copy.subarray(32) });
+      } catch {
+        return;
+      }
+      const pre = s.plugin.preFilter(this.config, { data: op.data, branch: op.shell.branch, size: op.size }, { predecessor: s.head.hash, level: s.head.header.level + 1 });
+      if (pre.passed) this.pendingOps.set(op.hash, { op, priority: pre.priority });
+      else this.record({ classification: pre.class, op, trace: pre.trace });
+      this.drain();
+    }).catch(() => {});
+  }
+
+  /** Whether the mempool knows an operation: classified, pending, banned, or in a live block. */
+  knows(hash: string): boolean {
+    return this.alreadyHandled(hash);
+  }
+
   private alreadyHandled(hash: string): boolean {
     const s = this.state;
     return (

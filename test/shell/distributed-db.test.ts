@@ -11,6 +11,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createNode } from "../../lib/node.ts";
+import { SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import type { TezosNode } from "../../lib/node.ts";
 import { bootstrapSecretKeys } from "../../lib/baker/keys.ts";
 import { blake2b256 } from "../../lib/crypto/blake2b.ts";
@@ -134,6 +135,7 @@ class Peer implements PeerLink {
   readonly metadata: PeerMetadata = emptyPeerMetadata();
   readonly received: ChainMessage[] = [];
   failing = false;
+  greylisted = false;
   constructor(n: number, disableMempool = false) {
     this.peerId = peerId(n);
     this.disableMempool = disableMempool;
@@ -141,6 +143,9 @@ class Peer implements PeerLink {
   async send(message: ChainMessage): Promise<void> {
     if (this.failing) throw new Error("connection closed");
     this.received.push(decodeMessage(encodeMessage(message)) as ChainMessage);
+  }
+  async greylist(): Promise<void> {
+    this.greylisted = true;
   }
   /** What it received since the last call. */
   take(): ChainMessage[] {
@@ -527,10 +532,30 @@ t("what peers send unasked is counted only: unexpected responses, received respo
   await w.ask(a, { kind: "Protocol", protocol: record });
   assert.equal(a.take(), []);
   const m = a.metadata;
+  // the sandbox's followers take heads from the future its baker runs in (README, Sandbox time):
+  // the head an hour ahead is an advertisement, not a future block
   assert.equal(
     [m.advertisements.received, m.future_blocks_advertised, m.responses.unexpected, m.responses.received.checkpoint, m.responses.received.protocol_branch, m.responses.received.predecessor_header, m.responses.received.protocols],
-    [{ head: 1, branch: 1 }, 1, 3, 1, 1, 1, 1],
+    [{ head: 2, branch: 1 }, 0, 3, 1, 1, 1, 1],
   );
+});
+
+t("on a chain other than the sandbox, a head more than 5 s ahead of the clock is a future block (Octez's Clock_drift)", async () => {
+  const pool = new HandlerPool();
+  const node = await createNode({ bake: { mode: "manual" }, p2p: pool, genesis: { ...SANDBOX_GENESIS, chainName: "TEZOS_TESTNET_2026" } });
+  try {
+    const a = new Peer(14);
+    const chainId = (await rpc(node, "GET", "/chains/main/chain_id")) as string;
+    await pool.handler!(a, { kind: "Get_current_branch", chain_id: chainId });
+    const { hash: _, ...h } = await header(node, "head");
+    const now = Math.floor(Date.now() / 1000);
+    for (const timestamp of [now + 3600, now + 60, now - 60]) {
+      await pool.handler!(a, { kind: "Current_head", chain_id: chainId, header: { ...h, timestamp }, mempool: { known_valid: [], pending: [] } });
+    }
+    assert.equal([a.metadata.future_blocks_advertised, a.metadata.advertisements.received.head], [2, 1]);
+  } finally {
+    await node.close();
+  }
 });
 
 t("an answer that cannot be sent is counted as failed", async ({ w }) => {

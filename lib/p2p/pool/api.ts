@@ -243,6 +243,11 @@ export interface PeerLink {
   send(message: ChainMessage): Promise<void>;
   /** The peer's counters, which the shell increments (Octez's `peer_metadata`). */
   readonly metadata: PeerMetadata;
+  /**
+   * Greylists the peer and its address, and closes the connection (Octez's `P2p.greylist_peer`
+   * then `disconnect`: the shell's answer to a peer that sent an invalid block or branch).
+   */
+  greylist(): Promise<void>;
 }
 
 /** What the shell does with a chain message a peer sent (Octez's distributed DB callback). */

@@ -78,6 +78,10 @@ export class PeerConnection {
         }
         return self.write(message);
       },
+      greylist(): Promise<void> {
+        self.hooks.greylist(self);
+        return self.disconnect();
+      },
     });
   }
 

@@ -53,6 +53,15 @@ export interface ResponderOptions {
   readonly protocol: (hash: string) => Promise<Uint8Array | undefined>;
   /** The clock, in milliseconds (`Date.now` when absent). */
   readonly now?: () => number;
+  /**
+   * How far in the future an advertised head may be, in seconds ({@link MAX_TIMESTAMP_DRIFT_S}
+   * when absent, Octez's rule; the sandbox, whose baker runs ahead of the clock, gives Infinity).
+   */
+  readonly maxFutureS?: number;
+  /** A branch or head a peer advertised on a chain active for it, not too far in the future. */
+  readonly onAdvertised?: (from: PeerLink, message: Extract<ChainMessage, { kind: "Current_branch" | "Current_head" }>) => void;
+  /** An answer of a peer: true when the node asked for it (the requester took it), else counted unexpected. */
+  readonly onResponse?: (from: PeerLink, message: ChainMessage) => boolean;
 }
 
 type Countable = keyof RequestCounts;
@@ -181,9 +190,13 @@ export class ChainResponder {
           return;
         }
         const header = m.kind === "Current_branch" ? m.locator.current_head : m.header;
-        if (header.timestamp > Math.floor(this.now() / 1000) + MAX_TIMESTAMP_DRIFT_S) meta.future_blocks_advertised++;
-        else if (m.kind === "Current_branch") meta.advertisements.received.branch++;
+        if (header.timestamp > Math.floor(this.now() / 1000) + (this.options.maxFutureS ?? MAX_TIMESTAMP_DRIFT_S)) {
+          meta.future_blocks_advertised++;
+          return;
+        }
+        if (m.kind === "Current_branch") meta.advertisements.received.branch++;
         else meta.advertisements.received.head++;
+        this.options.onAdvertised?.(from, m);
         return;
       }
       case "Deactivate": {
@@ -194,7 +207,7 @@ export class ChainResponder {
       case "Block_header":
       case "Operation":
       case "Operations_for_blocks":
-        meta.responses.unexpected++;
+        if (this.options.onResponse?.(from, m) !== true) meta.responses.unexpected++;
         return;
       case "Protocol":
         meta.responses.received.protocols++;
@@ -206,7 +219,7 @@ export class ChainResponder {
         meta.responses.received.protocol_branch++;
         return;
       case "Predecessor_header":
-        meta.responses.received.predecessor_header++;
+        if (this.options.onResponse?.(from, m) !== true) meta.responses.received.predecessor_header++;
         return;
     }
   }
@@ -227,7 +240,8 @@ export class ChainResponder {
     chains.add(this.chain.chainId);
   }
 
-  private isActive(peer: PeerLink, chainId: string): boolean {
+  /** Whether `chainId` is active for `peer` (it asked our branch). */
+  isActive(peer: PeerLink, chainId: string): boolean {
     return this.active.get(peer)?.has(chainId) === true;
   }
 

@@ -1,0 +1,161 @@
+/**
+ * The chain validator (Octez's `chain_validator.ml`, with the distributed DB's advertising): keeps
+ * the node's chain in step with its peers.
+ *
+ * - Each new connection is asked for its branch (`Get_current_branch`, as Octez's `P2p_reader.run`)
+ *   and gets a {@link PeerValidator}, which brings the node to the best head that peer shows.
+ * - Each new head of the node is advertised to the peers for which the chain is active
+ *   (`Current_head` with the mempool), and so is each change of the mempool, coalesced.
+ * - Operations of a peer's advertised mempool that the node does not know are fetched
+ *   (`Get_operations`) and given to the prevalidator as arrived operations, which classifies them
+ *   as it does injected ones; so an operation injected at any node reaches every mempool.
+ * - Every head a peer shows is reported to the synchronisation heuristic (`onPeerHead`).
+ * @module
+ */
+import type { RawBlockHeader } from "../encoding/block-header.ts";
+import type { BlockLocator } from "../p2p/encoding/locator.ts";
+import type { Mempool } from "../p2p/encoding/mempool.ts";
+import type { PeerLink } from "../p2p/pool/api.ts";
+import type { Block, Chain } from "./chain.ts";
+import type { Prevalidator } from "./prevalidator.ts";
+import type { BlockValidator } from "./validator.ts";
+import type { Requester } from "./distributed-db/requester.ts";
+import { PeerValidator } from "./peer-validator.ts";
+
+/** How long mempool changes are gathered before one advertisement, in milliseconds. */
+export const MEMPOOL_ADVERTISE_DELAY_MS = 10;
+
+/** What the chain validator uses of the node. */
+export interface ChainValidatorOptions {
+  readonly chain: Chain;
+  readonly validator: BlockValidator;
+  readonly prevalidator: Prevalidator;
+  readonly requester: Requester;
+  /** The peers connected now. */
+  readonly links: () => readonly PeerLink[];
+  /** Whether the chain is active for a peer (it asked our branch): only those hear our advertisements. */
+  readonly isActive: (peer: PeerLink) => boolean;
+  /** The mempool the node advertises. */
+  readonly mempool: () => Mempool;
+  /** A head a peer showed, or a block of a peer validated: its timestamp in seconds, and the peer. */
+  readonly onPeerHead?: (timestamp: number, peerId: string) => void;
+  readonly log?: (line: string) => void;
+}
+
+/** Brings the chain to its peers' best head and tells them of ours. */
+export class ChainValidator {
+  private readonly o: ChainValidatorOptions;
+  private readonly peers = new Map<PeerLink, PeerValidator>();
+  private readonly stop = new AbortController();
+  private advertiseTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(options: ChainValidatorOptions) {
+    this.o = options;
+    void this.followHeads();
+  }
+
+  /** The peer validators, by peer. */
+  peerValidators(): ReadonlyMap<PeerLink, PeerValidator> {
+    return this.peers;
+  }
+
+  /** A new connection: its validator, and a request for its branch. */
+  connected(peer: PeerLink): void {
+    if (this.closed || this.peers.has(peer)) return;
+    this.peers.set(peer, this.peerValidator(peer));
+    peer.metadata.requests.sent.branch++;
+    peer.send({ kind: "Get_current_branch", chain_id: this.o.chain.chainId }).catch(() => {
+      peer.metadata.requests.sent.branch--;
+      peer.metadata.requests.failed.branch++;
+    });
+  }
+
+  /** A connection ended: its validator stops, what was asked of it fails. */
+  disconnected(peer: PeerLink): void {
+    this.peers.get(peer)?.close();
+    this.peers.delete(peer);
+    this.o.requester.peerGone(peer);
+  }
+
+  /** A branch a peer advertised (or sent in answer). */
+  branch(from: PeerLink, locator: BlockLocator): void {
+    this.o.onPeerHead?.(locator.current_head.timestamp, from.peerId);
+    this.validatorOf(from)?.notifyBranch(locator.current_head, locator.history);
+  }
+
+  /** A head a peer advertised, with its mempool. */
+  head(from: PeerLink, header: RawBlockHeader, mempool: Mempool): void {
+    this.o.onPeerHead?.(header.timestamp, from.peerId);
+    this.validatorOf(from)?.notifyHead(header);
+    void this.fetchMempool(from, mempool);
+  }
+
+  /** The mempool changed: advertise it soon (changes close together make one advertisement). */
+  mempoolChanged(): void {
+    if (this.closed || this.advertiseTimer !== undefined) return;
+    this.advertiseTimer = setTimeout(() => {
+      this.advertiseTimer = undefined;
+      this.advertise(this.o.chain.head);
+    }, MEMPOOL_ADVERTISE_DELAY_MS);
+  }
+
+  /** Resolves once every peer validator is idle (tests, benchmarks). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.peers.values()].map((v) => v.idle()));
+  }
+
+  /** Stops: no more advertisements, the peer validators stop, what was asked fails. */
+  close(): void {
+    this.closed = true;
+    this.stop.abort();
+    clearTimeout(this.advertiseTimer);
+    for (const v of this.peers.values()) v.close();
+    this.peers.clear();
+    this.o.requester.close();
+  }
+
+  private validatorOf(peer: PeerLink): PeerValidator | undefined {
+    if (this.closed) return undefined;
+    let v = this.peers.get(peer);
+    if (v === undefined) this.peers.set(peer, (v = this.peerValidator(peer)));
+    return v;
+  }
+
+  private peerValidator(peer: PeerLink): PeerValidator {
+    return new PeerValidator(peer, {
+      chain: this.o.chain,
+      validator: this.o.validator,
+      requester: this.o.requester,
+      log: this.o.log ?? (() => {}),
+      onValidated: (p, b) => this.o.onPeerHead?.(b.header.timestamp, p.peerId),
+    });
+  }
+
+  private async followHeads(): Promise<void> {
+    for await (const head of this.o.chain.heads.subscribe([], this.stop.signal)) this.advertise(head);
+  }
+
+  /** `Current_head` with the mempool to every peer for which the chain is active. */
+  private advertise(head: Block): void {
+    if (this.closed) return;
+    const mempool = this.o.mempool();
+    const empty = { known_valid: [], pending: [] };
+    for (const peer of this.o.links()) {
+      if (!this.o.isActive(peer)) continue;
+      peer.metadata.advertisements.sent.head++;
+      peer.send({ kind: "Current_head", chain_id: this.o.chain.chainId, header: head.header, mempool: peer.disableMempool ? empty : mempool }).catch(() => {
+        peer.metadata.advertisements.sent.head--;
+      });
+    }
+  }
+
+  /** Fetches the operations of a peer's mempool the node does not know, for the prevalidator. */
+  private async fetchMempool(from: PeerLink, mempool: Mempool): Promise<void> {
+    const { prevalidator, requester } = this.o;
+    const wanted = [...mempool.known_valid, ...mempool.pending].filter((h) => !prevalidator.knows(h) && !requester.isFetchingOperation(h));
+    if (wanted.length === 0) return;
+    const got = await requester.operations(from, wanted);
+    for (const bytes of got) if (bytes !== undefined) prevalidator.arrived(bytes);
+  }
+}

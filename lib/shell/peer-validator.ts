@@ -1,0 +1,193 @@
+/**
+ * The peer validator (Octez's `peer_validator.ml` with `bootstrap_pipeline.ml`): for one peer,
+ * brings the node to the best head that peer showed.
+ *
+ * - A head whose fitness is not above ours is ignored (equal fitness never switches).
+ * - A head on a known predecessor: its operations are fetched, checked against the header's
+ *   `operations_hash`, and the block is validated.
+ * - A head on an unknown predecessor, shown without a branch (`Current_head`): the peer is asked
+ *   for its branch (`Get_current_branch`), and its locator goes the next way.
+ * - A branch (`Current_branch`): the first block of the locator's history the node knows is the
+ *   anchor; the headers between it and the head come by `Get_predecessor_header` (many at once,
+ *   each linked to the next by its hash), then the blocks are validated in order, the operations
+ *   of the next ones fetched meanwhile.
+ *
+ * A peer that sends an invalid block, a header that does not link, or operations that do not
+ * match their header is greylisted (its connection closes) and the rest of its branch dropped;
+ * the invalid block is recorded under `invalid_blocks`. One target at a time: a better head
+ * arriving meanwhile replaces the pending one.
+ * @module
+ */
+import { compareFitness } from "../encoding/fitness.ts";
+import { encodeBinary } from "../encoding/codec.ts";
+import type { RawBlockHeader } from "../encoding/block-header.ts";
+import { rawOperation, type RawOperation } from "../encoding/operation.ts";
+import { TezosError } from "../errors/registry.ts";
+import type { PeerLink } from "../p2p/pool/api.ts";
+import type { Block, Chain } from "./chain.ts";
+import { hashOperation, operationsHashOf } from "./operations.ts";
+import type { BlockValidator } from "./validator.ts";
+import { type FetchedHeader, fetchedHeader, type Requester } from "./distributed-db/requester.ts";
+
+/** How many headers are asked at once while bootstrapping, and how many blocks' operations ahead. */
+export const HEADERS_IN_FLIGHT = 64;
+export const BLOCKS_AHEAD = 16;
+
+/** What a peer validator uses of the node. */
+export interface PeerValidatorContext {
+  readonly chain: Chain;
+  readonly validator: BlockValidator;
+  readonly requester: Requester;
+  /** One line for the operator (a peer greylisted, a branch dropped). */
+  readonly log: (line: string) => void;
+  /** A block from this peer was validated and stored. */
+  readonly onValidated?: (peer: PeerLink, block: Block) => void;
+}
+
+interface Target {
+  readonly head: FetchedHeader;
+  /** The locator's history (nearest first), or none for a bare head. */
+  readonly history: readonly string[] | undefined;
+}
+
+/** Why a peer's data was refused: the peer is greylisted. */
+class Misbehaviour extends Error {}
+
+/** Keeps the node up with one peer's best head. */
+export class PeerValidator {
+  readonly peer: PeerLink;
+  private readonly ctx: PeerValidatorContext;
+  private target: Target | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  /** The last head the peer showed. */
+  lastAdvertisedHead: string | undefined;
+
+  constructor(peer: PeerLink, ctx: PeerValidatorContext) {
+    this.peer = peer;
+    this.ctx = ctx;
+  }
+
+  /** The peer showed its head (`Current_head`). */
+  notifyHead(header: RawBlockHeader): void {
+    this.want({ head: fetchedHeader(header), history: undefined });
+  }
+
+  /** The peer showed its branch (`Current_branch`). */
+  notifyBranch(header: RawBlockHeader, history: readonly string[]): void {
+    this.want({ head: fetchedHeader(header), history });
+  }
+
+  /** Resolves once the work under way is over. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  /** Stops after the current step. */
+  close(): void {
+    this.closed = true;
+    this.target = undefined;
+  }
+
+  private want(t: Target): void {
+    if (this.closed) return;
+    this.lastAdvertisedHead = t.head.hash;
+    if (this.ctx.chain.block(t.head.hash) !== undefined) return;
+    if (this.target !== undefined && compareFitness(t.head.header.fitness, this.target.head.header.fitness) < 0) return;
+    this.target = t;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  private async loop(): Promise<void> {
+    while (this.target !== undefined && !this.closed) {
+      const t = this.target;
+      this.target = undefined;
+      try {
+        await this.reach(t);
+      } catch (e) {
+        if (e instanceof Misbehaviour) {
+          this.closed = true;
+          this.ctx.log(`peer ${this.peer.peerId}: ${e.message}; greylisted`);
+          await this.peer.greylist();
+        } else if (!this.closed) {
+          this.ctx.log(`peer ${this.peer.peerId}: could not fetch its head ${t.head.hash}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+    }
+  }
+
+  private async reach(t: Target): Promise<void> {
+    const { chain } = this.ctx;
+    const head = t.head;
+    if (chain.block(head.hash) !== undefined) return;
+    if (chain.store.invalidBlock(head.hash) !== undefined) throw new Misbehaviour(`it advertised ${head.hash}, known invalid`);
+    if (compareFitness(head.header.fitness, chain.head.header.fitness) <= 0) return;
+    if (chain.block(head.header.predecessor) !== undefined) return this.validate([head]);
+    if (t.history === undefined) {
+      // a head on an unknown predecessor: its branch tells where it joins ours
+      await this.peer.send({ kind: "Get_current_branch", chain_id: chain.chainId }).catch(() => {});
+      this.peer.metadata.requests.sent.branch++;
+      return;
+    }
+    const anchor = t.history.map((h) => chain.block(h)).find((b) => b !== undefined);
+    if (anchor === undefined) return; // nothing in common down to its caboose: another chain
+    if (anchor.header.level >= head.header.level) throw new Misbehaviour(`its locator's history holds ${anchor.hash} at level ${anchor.header.level}, not below its head`);
+    const headers = await this.headersDownTo(head, anchor);
+    await this.validate(headers);
+  }
+
+  /** The headers from `head` down to the one above `anchor`, checked to link, oldest first. */
+  private async headersDownTo(head: FetchedHeader, anchor: Block): Promise<FetchedHeader[]> {
+    const gap = head.header.level - anchor.header.level - 1;
+    const below: FetchedHeader[] = new Array(gap);
+    let next = 1;
+    const worker = async () => {
+      while (next <= gap && !this.closed) {
+        const offset = next++;
+        below[offset - 1] = await this.ctx.requester.predecessorHeader(this.peer, head.hash, offset);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HEADERS_IN_FLIGHT, gap) }, worker));
+    if (this.closed) return [];
+    const newestFirst = [head, ...below];
+    for (let i = 0; i < newestFirst.length; i++) {
+      const h = newestFirst[i]!;
+      const parent = i + 1 < newestFirst.length ? newestFirst[i + 1]!.hash : anchor.hash;
+      if (h.header.predecessor !== parent || h.header.level !== head.header.level - i) {
+        throw new Misbehaviour(`its header ${i} below ${head.hash} does not link to the next`);
+      }
+    }
+    return newestFirst.reverse();
+  }
+
+  /** Validates `headers` in order (oldest first), fetching the operations of the next ones meanwhile. */
+  private async validate(headers: readonly FetchedHeader[]): Promise<void> {
+    const { chain, validator, requester } = this.ctx;
+    const ops: (Promise<RawOperation[][]> | undefined)[] = new Array(headers.length);
+    const fetch = (i: number) => {
+      const h = headers[i];
+      if (h === undefined || ops[i] !== undefined || chain.block(h.hash) !== undefined) return;
+      const passes = h.header.validation_pass;
+      ops[i] = passes === 0 ? Promise.resolve([]) : requester.blockOperations(this.peer, h.hash, passes);
+      ops[i]!.catch(() => {}); // awaited in turn below
+    };
+    for (let i = 0; i < headers.length && !this.closed; i++) {
+      for (let j = i; j < Math.min(headers.length, i + BLOCKS_AHEAD); j++) fetch(j);
+      const h = headers[i]!;
+      if (chain.block(h.hash) !== undefined) continue;
+      const lists = (await ops[i]!).map((pass) => pass.map((op) => encodeBinary(rawOperation, op)));
+      ops[i] = undefined;
+      if (operationsHashOf(lists.map((pass) => pass.map(hashOperation))) !== h.header.operations_hash) {
+        throw new Misbehaviour(`the operations it sent for ${h.hash} do not match its header`);
+      }
+      try {
+        await validator.inject(h.bytes, lists, { force: true });
+      } catch (e) {
+        if (e instanceof TezosError) throw new Misbehaviour(`its block ${h.hash} is invalid (${e.trace[0]?.id ?? "error"})`);
+        throw e;
+      }
+      const b = chain.block(h.hash);
+      if (b !== undefined) this.ctx.onValidated?.(this.peer, b);
+    }
+  }
+}
