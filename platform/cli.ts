@@ -15,6 +15,8 @@ import type { BakeMode, HistoryMode } from "../lib/node.ts";
 import { parseEndpoint } from "../lib/rpc/acl.ts";
 import { isPeerId } from "../lib/p2p/identity.ts";
 import { formatPoint, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point.ts";
+import { selectBootstrapKeys } from "../lib/baker/keys.ts";
+import { MAX_SYNC_LATENCY, MAX_SYNC_THRESHOLD } from "../lib/shell/sync-heuristic.ts";
 import type { ServeLimits } from "./serve.ts";
 
 /** Where the RPC server listens by default, as octez-node. */
@@ -38,6 +40,8 @@ export interface CommandLine {
   readonly dataDir: string | undefined;
   /** Sandbox baker mode. */
   readonly bake: BakeMode;
+  /** The bootstrap accounts the baker bakes and endorses for (`--baker-keys`, names or tz1 addresses); all five when absent. */
+  readonly bakerKeys: readonly string[] | undefined;
   /** Whether to activate the protocol at first start. */
   readonly activate: boolean;
   /** History mode of a new data directory. */
@@ -64,6 +68,10 @@ export interface CommandLine {
   readonly connections: number | undefined;
   /** `--expected-pow`: the proof-of-work difficulty asked of peers and of a new identity. */
   readonly expectedPow: number | undefined;
+  /** `--synchronisation-threshold N` (or the deprecated `--bootstrap-threshold N`): peers to be in step with to be bootstrapped. */
+  readonly synchronisationThreshold: number | undefined;
+  /** `--sync-latency SECONDS`: how old the block of a peer in step may be. */
+  readonly syncLatency: number | undefined;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -115,6 +123,9 @@ Options:
   --history-mode MODE        archive, full or rolling (default full).
   --bake MODE                auto (a block as soon as an operation is applied; default),
                              manual (only on request), or interval:<seconds>.
+  --baker-keys KEYS          The sandbox accounts the baker bakes and endorses for, comma-
+                             separated: bootstrap1 ... bootstrap5 or their tz1 addresses (default
+                             all five). With some of them, blocks are baked at their slots only.
   --no-activate              Do not activate the protocol at first start; wait for an
                              activation block to be injected.
   --protocol-parameters FILE Protocol parameters (JSON) for the activation.
@@ -135,6 +146,13 @@ P2P options (the node talks to peers only with --net-addr or --peer):
                              At most 100.
   --expected-pow FLOAT       Proof-of-work difficulty asked of peers and of a new identity
                              (default 26; 0 for tests), from 0 to 256.
+  --synchronisation-threshold N
+                             Peers the node must be in step with to be bootstrapped, 0 to 255
+                             (default 0: bootstrapped at once, as Octez's sandbox; Octez's own
+                             default is 4).
+  --bootstrap-threshold N    Deprecated name of --synchronisation-threshold (as octez-node).
+  --sync-latency SECONDS     How old, at most, the head of a peer in step may be, 0 to 65535
+                             (default 150).
 
 Other commands:
   identity generate [DIFFICULTY]  Create <data-dir>/identity.json (never overwrites one).
@@ -147,7 +165,8 @@ type FlagName =
   | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget"
   | "--max-active-rpc-connections" | "--max-rpc-streams" | "--rpc-headers-timeout" | "--rpc-idle-timeout" | "--max-rpc-url-length" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
-  | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow";
+  | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow"
+  | "--baker-keys" | "--synchronisation-threshold" | "--bootstrap-threshold" | "--sync-latency";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
 const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
@@ -176,6 +195,10 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--private-mode": {},
   "--connections": { value: "N" },
   "--expected-pow": { value: "FLOAT" },
+  "--baker-keys": { value: "KEYS" },
+  "--synchronisation-threshold": { value: "N" },
+  "--bootstrap-threshold": { value: "N" },
+  "--sync-latency": { value: "SECONDS" },
 };
 
 const historyModeSchema = z.enum(["archive", "full", "rolling"]);
@@ -222,6 +245,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (dataDir === "") throw new UsageError(`Invalid --data-dir "": expected a directory path.`);
   const protocolParameters = one("--protocol-parameters");
   if (protocolParameters === "") throw new UsageError(`Invalid --protocol-parameters "": expected a file path.`);
+  if (seen.has("--bootstrap-threshold") && seen.has("--synchronisation-threshold")) {
+    // octez-node's words
+    throw new UsageError("--bootstrap-threshold is deprecated; use --synchronisation-threshold instead. Do not use both at the same time.");
+  }
+  const thresholdFlag = seen.has("--bootstrap-threshold") ? "--bootstrap-threshold" : "--synchronisation-threshold";
   return {
     help: false,
     options: {
@@ -236,6 +264,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       configFile: nonEmpty("--config-file", seen.get("--config-file") ?? [])[0],
       dataDir: memory ? undefined : (dataDir ?? DEFAULT_DATA_DIR),
       bake: parseBake(one("--bake") ?? "auto"),
+      bakerKeys: mapDefined(one("--baker-keys"), parseBakerKeys),
       activate: !seen.has("--no-activate"),
       historyMode: parseHistoryMode(one("--history-mode") ?? "full"),
       cors: {
@@ -252,6 +281,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       privateMode: seen.has("--private-mode"),
       connections: mapDefined(one("--connections"), parseConnections),
       expectedPow: mapDefined(one("--expected-pow"), (text) => parseExpectedPow(text, "--expected-pow")),
+      synchronisationThreshold: mapDefined(one(thresholdFlag), (text) => parseWhole(thresholdFlag, text, MAX_SYNC_THRESHOLD, "peers")),
+      syncLatency: mapDefined(one("--sync-latency"), (text) => parseWhole("--sync-latency", text, MAX_SYNC_LATENCY, "seconds")),
       given: new Set(seen.keys()),
     },
   };
@@ -364,6 +395,31 @@ function parseConnections(text: string): number {
     );
   }
   return n;
+}
+
+/**
+ * A whole number from 0 to `max` (`--synchronisation-threshold`, `--sync-latency`): octez-node
+ * reads any integer there, but its configuration (what `/config` answers) holds a uint8 threshold
+ * and a uint16 latency, so larger or negative values are refused here.
+ */
+function parseWhole(flag: FlagName, text: string, max: number, unit: string): number {
+  const n = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= max)) throw new UsageError(`Invalid ${flag} "${text}": expected a whole number of ${unit} from 0 to ${max}.`);
+  return n;
+}
+
+/** `--baker-keys`: comma-separated bootstrap account names or tz1 addresses, each known. */
+function parseBakerKeys(text: string): string[] {
+  const keys = text.split(",").map((k) => k.trim());
+  if (keys.includes("")) {
+    throw new UsageError(`Invalid --baker-keys "${text}": expected comma-separated accounts (bootstrap1 ... bootstrap5 or their tz1 addresses).`);
+  }
+  try {
+    selectBootstrapKeys(keys);
+  } catch (error) {
+    throw new UsageError(`Invalid --baker-keys "${text}": ${(error as Error).message}.`);
+  }
+  return keys;
 }
 
 /** A positive byte count (at most 1 GiB), or undefined when the option is absent. */

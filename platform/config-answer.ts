@@ -7,8 +7,9 @@
  * (Octez's default for that field is the authentication timeout, 5 s) and the known-peer tables.
  *
  * Beyond octez-node: `data-dir` is absent with `--memory`; `p2p` is `{}` when P2P is off (no
- * address to listen on, no bootstrap peer); `shell.chain_validator.synchronisation_threshold` is 0,
- * since the sandbox node is bootstrapped from the start.
+ * address to listen on, no bootstrap peer); `shell.chain_validator.synchronisation_threshold` is 0
+ * unless `--synchronisation-threshold` says otherwise, since the sandbox node is bootstrapped from
+ * the start (Octez's default, 4, is left out as Octez leaves it out; so is a latency of 150 s).
  *
  * @example
  * ```ts
@@ -25,6 +26,8 @@ import type { CommandLine } from "./cli.ts";
 import type { ConfigFile } from "./config.ts";
 import { DEFAULT_CONNECTION_LIMITS, type P2pSettings } from "./p2p.ts";
 import { DEFAULT_EXPECTED_POW } from "../lib/p2p/identity.ts";
+import { chainValidatorSection } from "../lib/rpc/services/config.ts";
+import { DEFAULT_SYNC_LATENCY, SANDBOX_SYNC_THRESHOLD } from "../lib/shell/sync-heuristic.ts";
 
 /** The known-peer and known-point tables the pool keeps: (size, target), octez-node's defaults. */
 const KNOWN_TABLE: readonly [number, number] = [400, 300];
@@ -37,10 +40,11 @@ export function configAnswer(options: CommandLine, file: ConfigFile | undefined,
   if (options.dataDir !== undefined) out["data-dir"] = options.dataDir;
   out["rpc"] = rpcSection(options, file);
   out["p2p"] = p2p === undefined ? {} : p2pSection(p2p);
-  out["shell"] = {
-    chain_validator: { synchronisation_threshold: 0 },
-    ...(options.given.has("--history-mode") ? { history_mode: options.historyMode } : {}),
-  };
+  const shell: Record<string, Json> = {};
+  const chainValidator = chainValidatorSection(options.synchronisationThreshold ?? SANDBOX_SYNC_THRESHOLD, options.syncLatency ?? DEFAULT_SYNC_LATENCY);
+  if (chainValidator !== undefined) shell["chain_validator"] = chainValidator;
+  if (options.given.has("--history-mode")) shell["history_mode"] = options.historyMode;
+  if (Object.keys(shell).length > 0) out["shell"] = shell;
   out["network"] = "sandbox";
   return out;
 }

@@ -14,6 +14,14 @@
  *
  * Every bake, whatever asked for it, goes through one queue: two blocks are never built at once.
  *
+ * Each block is baked at the best priority of the held keys. In `auto` and `interval` modes (the
+ * start-up blocks included), a block whose best priority is above 0 — the held keys are a subset
+ * of the delegates, `--baker-keys` — waits for that priority's time (its minimal valid time), as
+ * a real baker does, so that better-placed bakers elsewhere go first; the head is planned on
+ * again when the time comes or a new head arrives. Priority-0 blocks never wait (they may run
+ * ahead of the clock, see `docs/baker.md`), nor does anything in `manual` mode or asked for with
+ * {@link Baker.bake} / {@link Baker.bakeMany}.
+ *
  * @example
  * ```ts
  * const baker = createBaker({ chain, validator, keys: bootstrapSecretKeys(), mode: "manual" });
@@ -28,10 +36,11 @@ import { B58, b58decode } from "../encoding/base58.ts";
 import type { Block, Chain } from "../shell/chain.ts";
 import type { BlockValidator } from "../shell/validator.ts";
 import { Watcher } from "../shell/watcher.ts";
-import { bakeBlock, HANGZHOU, type BakedBlock, type OperationPasses } from "./block.ts";
+import { bakeBlock, HANGZHOU, planOnHead, type BakedBlock, type OperationPasses } from "./block.ts";
 import { keyRing } from "./keys.ts";
 import { checkBakerMode, type BakerMode } from "./mode.ts";
 import { NonceStore } from "./nonces.ts";
+import type { BlockPlan } from "./plan.ts";
 
 /** The level a fresh sandbox bakes up to in `auto` mode, so that `head~2` is a live branch. */
 export const AUTO_START_LEVEL = 3;
@@ -73,6 +82,11 @@ export interface BakerOptions {
   readonly maxLeadSeconds?: number;
   /** Errors of background bakes (auto and interval modes); `console.error` by default. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Whether the baker tops a fresh chain up to level 3 after the activation (true by default);
+   * a follower on a network, which bakes nothing of its own at start, says false.
+   */
+  readonly topUp?: boolean;
 }
 
 /** A running sandbox baker. */
@@ -115,7 +129,12 @@ class SandboxBaker implements Baker {
   private lastMark: number | undefined = undefined;
   private heads: AsyncIterableIterator<Block> | undefined;
   private topUpQueued = false;
+  private readonly topUpAtStart: boolean;
   private notifyQueued = false;
+  /** Armed while the held keys' next slot is later than the clock (`auto` and `interval` modes). */
+  private slotTimer: unknown = undefined;
+  /** A block is wanted when the slot comes (a notification or a mark came while waiting for it). */
+  private slotWanted = false;
 
   constructor(o: BakerOptions) {
     if (o === null || typeof o !== "object") throw new TypeError("createBaker: options must be an object");
@@ -136,6 +155,7 @@ class SandboxBaker implements Baker {
     this.timers = o.timers ?? defaultTimers;
     this.maxLead = o.maxLeadSeconds ?? AUTO_MAX_LEAD_SECONDS;
     this.onError = o.onError ?? ((e) => console.error("baker:", e));
+    this.topUpAtStart = o.topUp !== false;
   }
 
   /** Runs `job` after every earlier one; its failure does not block later jobs. */
@@ -145,10 +165,44 @@ class SandboxBaker implements Baker {
     return p;
   }
 
-  private async bakeOne(): Promise<BakedBlock> {
-    const b = await bakeBlock(this.env);
+  private async bakeOne(head: Block = this.chain.head, plan?: BlockPlan): Promise<BakedBlock> {
+    const b = await bakeBlock(this.env, head, plan);
     this.baked.notify(b);
     return b;
+  }
+
+  /**
+   * Bakes on the current head if the held keys' slot has come: at once at priority 0 (and in
+   * `manual` mode); at a later priority only from its time on. Otherwise arms the slot timer and
+   * answers false (the caller says whether a block is wanted then).
+   */
+  private async bakeInTurn(): Promise<boolean> {
+    const head = this.chain.head;
+    const plan = planOnHead(this.env, head);
+    const wait = plan.priority === 0 || this.mode.mode === "manual" ? 0 : plan.timestamp * 1000 - this.env.now();
+    if (wait <= 0) {
+      await this.bakeOne(head, plan);
+      return true;
+    }
+    this.armSlot(wait);
+    return false;
+  }
+
+  private armSlot(ms: number): void {
+    if (this.slotTimer !== undefined) return;
+    this.slotTimer = this.timers.setTimeout(() => {
+      this.slotTimer = undefined;
+      if (this.started) this.run(() => this.resumeAtSlot()).catch(this.onError);
+    }, ms);
+  }
+
+  /** The slot's time came, or a new head arrived while waiting for it: the start-up blocks, then the wanted one. */
+  private async resumeAtSlot(): Promise<void> {
+    if (!this.started || !this.canBake(this.chain.head)) return;
+    await this.topUpNow();
+    if (this.slotTimer !== undefined || !this.slotWanted) return;
+    this.slotWanted = false;
+    if (!(await this.bakeInTurn())) this.slotWanted = true;
   }
 
   bakeBlock(): Promise<BakedBlock> {
@@ -188,7 +242,7 @@ class SandboxBaker implements Baker {
         }, wait);
         return;
       }
-      await this.bakeOne();
+      if (!(await this.bakeInTurn())) this.slotWanted = true;
     }).catch(this.onError);
   }
 
@@ -198,17 +252,32 @@ class SandboxBaker implements Baker {
 
   /** Bakes until level {@link AUTO_START_LEVEL} when the head is Hangzhou's (every mode, at start). */
   private topUp(): Promise<void> {
+    if (!this.topUpAtStart) return Promise.resolve();
     if (this.topUpQueued) return this.queue.then(() => {});
     this.topUpQueued = true;
     return this.run(async () => {
       this.topUpQueued = false;
-      while (this.started && this.canBake(this.chain.head) && this.chain.head.header.level < AUTO_START_LEVEL) await this.bakeOne();
+      await this.topUpNow();
     });
+  }
+
+  /** Bakes the start-up blocks still missing, each in turn (stops if a slot must be waited for). */
+  private async topUpNow(): Promise<void> {
+    while (this.topUpAtStart && this.started && this.canBake(this.chain.head) && this.chain.head.header.level < AUTO_START_LEVEL) {
+      if (!(await this.bakeInTurn())) return;
+    }
   }
 
   private async followHeads(heads: AsyncIterableIterator<Block>): Promise<void> {
     for await (const head of heads) {
-      if (head.header.level < AUTO_START_LEVEL && this.canBake(head)) await this.topUp().catch(this.onError);
+      if (this.slotTimer !== undefined) {
+        // Waiting for a slot and the head moved (another baker's block): plan on the new head.
+        this.timers.clearTimeout(this.slotTimer);
+        this.slotTimer = undefined;
+        this.run(() => this.resumeAtSlot()).catch(this.onError);
+      } else if (head.header.level < AUTO_START_LEVEL && this.canBake(head)) {
+        await this.topUp().catch(this.onError);
+      }
     }
   }
 
@@ -228,7 +297,7 @@ class SandboxBaker implements Baker {
       this.timer = undefined;
       if (!this.started) return;
       this.run(async () => {
-        if (this.started && this.canBake(this.chain.head)) await this.bakeOne();
+        if (this.started && this.canBake(this.chain.head) && !(await this.bakeInTurn())) this.slotWanted = true;
       })
         .catch(this.onError)
         .finally(() => this.schedule());
@@ -255,6 +324,11 @@ class SandboxBaker implements Baker {
       this.timers.clearTimeout(this.timer);
       this.timer = undefined;
     }
+    if (this.slotTimer !== undefined) {
+      this.timers.clearTimeout(this.slotTimer);
+      this.slotTimer = undefined;
+    }
+    this.slotWanted = false;
     await this.heads?.return?.();
     this.heads = undefined;
     await this.queue;

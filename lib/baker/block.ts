@@ -120,8 +120,11 @@ async function forgeOperations(env: BakeEnv, head: Block, plan: BlockPlan, chain
   return passes;
 }
 
-/** Bakes one block on `head` (the current head by default), injects it, and describes it. */
-export async function bakeBlock(env: BakeEnv, head: Block = env.chain.head): Promise<BakedBlock> {
+/**
+ * What the held keys would bake on `head` now (`planBlock` on its context): priority, baker,
+ * endorsements, timestamp. NotHangzhou when the head's next protocol is not Hangzhou.
+ */
+export function planOnHead(env: BakeEnv, head: Block = env.chain.head): BlockPlan {
   if (head.info.next_protocol !== HANGZHOU) {
     throw new NotHangzhou(
       `Cannot bake on block ${head.hash} (level ${head.header.level}): its next protocol is ${head.info.next_protocol}, not Hangzhou; activate the protocol first`,
@@ -129,13 +132,20 @@ export async function bakeBlock(env: BakeEnv, head: Block = env.chain.head): Pro
   }
   const context = checkout(env.chain.store.kv, b58decode(B58.contextHash, head.header.context));
   if (context === undefined) throw new Error(`The context of block ${head.hash} is missing from the store`);
-  const plan = planBlock({
+  return planBlock({
     context,
     head: { hash: head.hash, level: head.header.level, timestamp: head.header.timestamp, endorsable: head.info.protocol === HANGZHOU },
     keys: env.keys,
     now: Math.floor(env.now() / 1000),
     nonce: (level, hash) => env.nonces.find(level, hash),
   });
+}
+
+/**
+ * Bakes one block on `head` (the current head by default), injects it, and describes it. `plan`
+ * is {@link planOnHead}'s on that head when the caller has made it already.
+ */
+export async function bakeBlock(env: BakeEnv, head: Block = env.chain.head, plan: BlockPlan = planOnHead(env, head)): Promise<BakedBlock> {
   const chainId = b58decode(B58.chainId, env.chain.chainId);
   const operations = await forgeOperations(env, head, plan, chainId);
 

@@ -21,10 +21,11 @@ export {
   HANGZHOU,
   NotHangzhou,
   type OperationPasses,
+  planOnHead,
   proofOfWorkNonce,
   proofOfWorkStamp,
 } from "./block.ts";
-export { BOOTSTRAP_SECRET_KEYS, bootstrapSecretKeys, type HeldKey, keyRing } from "./keys.ts";
+export { BOOTSTRAP_NAMES, BOOTSTRAP_SECRET_KEYS, bootstrapSecretKeys, type HeldKey, keyRing, selectBootstrapKeys } from "./keys.ts";
 export { type BakerMode, checkBakerMode, formatBakerMode, MAX_INTERVAL_SECONDS, parseBakerMode } from "./mode.ts";
 export { drawNonce, NONCE_SIZE, NonceStore } from "./nonces.ts";
 export { endorsementSignedBytes, endorsementWithSlotBytes, forgeEndorsementWithSlot, forgeSeedNonceRevelation } from "./operations.ts";

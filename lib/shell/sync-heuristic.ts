@@ -32,12 +32,34 @@
 
 /** Octez's default threshold (`--synchronisation-threshold`): peers to be in step with. */
 export const DEFAULT_SYNC_THRESHOLD = 4;
+/**
+ * This node's default threshold: 0, a sandbox bootstrapped from the start, as Octez's sandbox
+ * script runs its nodes (`--synchronisation-threshold 0`).
+ */
+export const SANDBOX_SYNC_THRESHOLD = 0;
 /** Octez's default latency (`--sync-latency`), in seconds. */
 export const DEFAULT_SYNC_LATENCY = 150;
 /** The largest threshold Octez's configuration file holds (a uint8). */
 export const MAX_SYNC_THRESHOLD = 255;
 /** The largest latency Octez's configuration file holds, in seconds (a uint16). */
 export const MAX_SYNC_LATENCY = 65_535;
+
+/**
+ * The limits a node runs with: `threshold` (default {@link SANDBOX_SYNC_THRESHOLD}) and `latency`
+ * (default {@link DEFAULT_SYNC_LATENCY}), whole numbers within what Octez's configuration holds
+ * (0 to {@link MAX_SYNC_THRESHOLD}, 0 to {@link MAX_SYNC_LATENCY} seconds). RangeError otherwise.
+ */
+export function syncLimits(threshold?: number, latency?: number): { threshold: number; latency: number } {
+  const t = threshold ?? SANDBOX_SYNC_THRESHOLD;
+  const l = latency ?? DEFAULT_SYNC_LATENCY;
+  if (!Number.isInteger(t) || t < 0 || t > MAX_SYNC_THRESHOLD) {
+    throw new RangeError(`synchronisationThreshold must be a whole number of peers from 0 to ${MAX_SYNC_THRESHOLD}, got ${String(threshold)}`);
+  }
+  if (!Number.isInteger(l) || l < 0 || l > MAX_SYNC_LATENCY) {
+    throw new RangeError(`syncLatency must be a whole number of seconds from 0 to ${MAX_SYNC_LATENCY}, got ${String(latency)}`);
+  }
+  return { threshold: t, latency: l };
+}
 
 /** The heuristic's answer, as `/chains/<chain>/is_bootstrapped` names it (`sync_state`). */
 export type SyncStatus = "synced" | "unsynced" | "stuck";

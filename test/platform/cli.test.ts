@@ -25,6 +25,7 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     configFile: undefined,
     dataDir: "./tezos-node-data",
     bake: { mode: "auto" },
+    bakerKeys: undefined,
     activate: true,
     historyMode: "full",
     cors: { origins: [], headers: [] },
@@ -38,6 +39,8 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     privateMode: false,
     connections: undefined,
     expectedPow: undefined,
+    synchronisationThreshold: undefined,
+    syncLatency: undefined,
     given: new Set(),
   });
 });
@@ -73,6 +76,7 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       configFile: "node.json",
       dataDir: "/var/lib/tezos",
       bake: { mode: "interval", seconds: 2.5 },
+      bakerKeys: undefined,
       activate: false,
       historyMode: "archive",
       cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
@@ -86,6 +90,8 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       privateMode: false,
       connections: undefined,
       expectedPow: undefined,
+      synchronisationThreshold: undefined,
+      syncLatency: undefined,
       given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body", "--max-active-rpc-connections", "--max-rpc-streams", "--rpc-headers-timeout", "--rpc-idle-timeout", "--max-rpc-url-length"]),
     },
   );
@@ -120,6 +126,7 @@ test("the help text lists every option", () => {
   for (const flag of [
     "--rpc-addr", "--data-dir", "--memory", "--history-mode", "--bake", "--no-activate",
     "--protocol-parameters", "--cors-origin", "--cors-header", "--help",
+    "--baker-keys", "--synchronisation-threshold", "--bootstrap-threshold", "--sync-latency",
   ]) {
     assert.ok(HELP.includes(`  ${flag}`), flag);
   }
@@ -173,6 +180,45 @@ test("parseArgs() rejects conflicting, repeated or valued switches and empty val
   assert.is(usageError(["--data-dir="]), 'Invalid --data-dir "": expected a directory path.');
   assert.is(usageError(["--protocol-parameters="]), 'Invalid --protocol-parameters "": expected a file path.');
   assert.is(usageError(["--cors-header="]), 'Invalid --cors-header "": expected a non-empty value.');
+});
+
+test("parseArgs() reads --baker-keys: bootstrap account names or their tz1 addresses, comma-separated", () => {
+  assert.equal(options(["--baker-keys", "bootstrap2"]).bakerKeys, ["bootstrap2"]);
+  assert.equal(options(["--baker-keys=bootstrap1,tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU"]).bakerKeys, ["bootstrap1", "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU"]);
+  assert.equal(options(["--baker-keys", "bootstrap4, bootstrap5"]).bakerKeys, ["bootstrap4", "bootstrap5"]);
+  assert.is(options([]).bakerKeys, undefined, "all five when absent");
+  assert.is(
+    usageError(["--baker-keys", "bootstrap1,bootstrap9"]),
+    'Invalid --baker-keys "bootstrap1,bootstrap9": Unknown baker key "bootstrap9": expected bootstrap1, bootstrap2, bootstrap3, bootstrap4, bootstrap5 or one of their tz1 addresses.',
+  );
+  assert.is(
+    usageError(["--baker-keys", "tz1burnburnburnburnburnburnburjAYjjX"]),
+    'Invalid --baker-keys "tz1burnburnburnburnburnburnburjAYjjX": Unknown baker key "tz1burnburnburnburnburnburnburjAYjjX": expected bootstrap1, bootstrap2, bootstrap3, bootstrap4, bootstrap5 or one of their tz1 addresses.',
+  );
+  for (const text of ["", ",", "bootstrap1,", ",bootstrap1", "bootstrap1,,bootstrap2"]) {
+    assert.is(usageError([`--baker-keys=${text}`]), `Invalid --baker-keys "${text}": expected comma-separated accounts (bootstrap1 ... bootstrap5 or their tz1 addresses).`, text);
+  }
+  assert.is(usageError(["--baker-keys", "bootstrap1", "--baker-keys", "bootstrap2"]), "Option --baker-keys is given more than once.");
+});
+
+test("parseArgs() reads --synchronisation-threshold (or octez-node's deprecated --bootstrap-threshold) and --sync-latency", () => {
+  const o = options(["--synchronisation-threshold", "2", "--sync-latency", "30"]);
+  assert.equal([o.synchronisationThreshold, o.syncLatency], [2, 30]);
+  assert.equal(options(["--bootstrap-threshold=3"]).synchronisationThreshold, 3);
+  assert.equal(options(["--synchronisation-threshold=0", "--sync-latency=0"]).synchronisationThreshold, 0);
+  assert.equal(options(["--synchronisation-threshold=255", "--sync-latency=65535"]).syncLatency, 65535);
+  assert.is(
+    usageError(["--bootstrap-threshold", "1", "--synchronisation-threshold", "2"]),
+    "--bootstrap-threshold is deprecated; use --synchronisation-threshold instead. Do not use both at the same time.",
+  );
+  for (const text of ["-1", "256", "1.5", "two", "", "0x10", "1e2"]) {
+    assert.is(usageError([`--synchronisation-threshold=${text}`]), `Invalid --synchronisation-threshold "${text}": expected a whole number of peers from 0 to 255.`, text);
+  }
+  assert.is(usageError(["--bootstrap-threshold", "300"]), 'Invalid --bootstrap-threshold "300": expected a whole number of peers from 0 to 255.');
+  for (const text of ["-1", "65536", "2.5", "1000000"]) {
+    assert.is(usageError([`--sync-latency=${text}`]), `Invalid --sync-latency "${text}": expected a whole number of seconds from 0 to 65535.`, text);
+  }
+  assert.is(usageError(["--sync-latency"]), "Option --sync-latency needs a value (SECONDS).");
 });
 
 test.run();

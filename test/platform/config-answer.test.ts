@@ -141,6 +141,24 @@ t("a configuration file's settings, under the command line", () => {
   });
 });
 
+t("the synchronisation limits as Octez writes them: each only where it is not octez-node's default (4 peers, 150 s)", async () => {
+  const shellOf = (argv: string[]) => (answer(["--memory", ...argv]) as { shell?: unknown }).shell;
+  assert.equal(shellOf(["--synchronisation-threshold", "2", "--sync-latency", "30"]), { chain_validator: { latency: 30, synchronisation_threshold: 2 } });
+  assert.equal(shellOf(["--bootstrap-threshold", "1"]), { chain_validator: { synchronisation_threshold: 1 } });
+  assert.equal(shellOf(["--sync-latency", "150"]), SANDBOX_SHELL);
+  assert.equal(shellOf(["--synchronisation-threshold", "4"]), undefined, "every shell field at Octez's default: no shell section");
+  assert.equal(shellOf(["--synchronisation-threshold", "4", "--history-mode", "archive"]), { history_mode: "archive" });
+  // A node created in process answers the limits it runs with.
+  const node = await createNode({ bake: { mode: "manual" }, synchronisationThreshold: 3, syncLatency: 20 });
+  try {
+    const body = await (await node.fetch(new Request("http://node/config"))).json();
+    assert.equal(body, { p2p: {}, shell: { chain_validator: { latency: 20, synchronisation_threshold: 3 } }, network: "sandbox" });
+    api.assertValid(body, SCHEMA, "/config with synchronisation limits");
+  } finally {
+    await node.close();
+  }
+});
+
 t("in process: the default answer, the value given, no binary form, not in Octez's safe list", async () => {
   const bare = await createNode({ bake: { mode: "manual" } });
   try {

@@ -1,10 +1,13 @@
 /**
  * Chain-level services (`/chains/<chain_id>/…` outside the block subtree): chain id, block
- * listing, checkpoint and levels, invalid blocks, bootstrap status.
+ * listing, checkpoint and levels, invalid blocks, bootstrap status (the shell's synchronisation
+ * heuristic, `lib/shell/sync-heuristic.ts`) and its forcing.
  * @module
  */
 import { chainId as chainIdCodec } from "../../encoding/hashes.ts";
 import { unit } from "../../encoding/conv.ts";
+import { bool } from "../../encoding/integers.ts";
+import { obj, req } from "../../encoding/object.ts";
 import { list } from "../../encoding/list.ts";
 import type { Block, Chain } from "../../shell/chain.ts";
 import { blockNotInvalid } from "../../shell/errors.ts";
@@ -49,6 +52,9 @@ function listBlocks(chain: Chain, starts: readonly Block[], length: number): str
     return out;
   });
 }
+
+/** The body of `PATCH /chains/<chain>` (Octez's `bootstrapped_flag_encoding`). */
+const bootstrappedFlag = obj(req("bootstrapped", bool));
 
 /** Registers the chain-level services in `root`. */
 export function chainServices(shell: ShellView): Directory<void> {
@@ -141,7 +147,21 @@ export function chainServices(shell: ShellView): Directory<void> {
       output: bootstrapStatusCodec,
       handler: ({ params: [c] }) => {
         chainOf(shell, c);
-        return { bootstrapped: true, sync_state: "synced" as const };
+        const sync = shell.sync;
+        return sync === undefined ? { bootstrapped: true, sync_state: "synced" as const } : { bootstrapped: sync.isBootstrapped(), sync_state: sync.status() };
+      },
+    }),
+    service({
+      method: "PATCH",
+      path: C,
+      description: "Forcefully set the bootstrapped flag of the node",
+      input: bootstrappedFlag,
+      output: unit,
+      handler: ({ params: [c], body }) => {
+        chainOf(shell, c);
+        // A node without a heuristic is bootstrapped for good: there is no flag to set.
+        shell.sync?.forceBootstrapped(body.bootstrapped);
+        return undefined;
       },
     }),
   );

@@ -20,6 +20,7 @@ import { type Codec, makeCodec } from "../../encoding/core.ts";
 import { failure } from "../../errors/core.ts";
 import { Directory } from "../directory.ts";
 import { service } from "../service.ts";
+import { DEFAULT_SYNC_LATENCY, DEFAULT_SYNC_THRESHOLD, SANDBOX_SYNC_THRESHOLD } from "../../shell/sync-heuristic.ts";
 
 /** The configuration as Octez's configuration file writes it (a JSON object). */
 export type NodeConfig = { readonly [field: string]: Json };
@@ -27,12 +28,24 @@ export type NodeConfig = { readonly [field: string]: Json };
 /**
  * What this sandbox node runs with when no configuration is given (a node created in process):
  * the `sandbox` network; `p2p` empty, that is no address to listen on and no bootstrap peer (in
- * Octez's shape, the absent field would mean its default, listening on `[::]:9732`); a
- * synchronisation threshold of 0, since the node is bootstrapped from the start. No `data-dir`
- * and no `rpc.listen-addrs`: such a node has neither.
+ * Octez's shape, the absent field would mean its default, listening on `[::]:9732`); the
+ * synchronisation limits the node runs with (`sync`; by default a threshold of 0, since the node
+ * is bootstrapped from the start). No `data-dir` and no `rpc.listen-addrs`: such a node has neither.
  */
-export function defaultNodeConfig(): NodeConfig {
-  return { p2p: {}, shell: { chain_validator: { synchronisation_threshold: 0 } }, network: "sandbox" };
+export function defaultNodeConfig(sync: { threshold: number; latency: number } = { threshold: SANDBOX_SYNC_THRESHOLD, latency: DEFAULT_SYNC_LATENCY }): NodeConfig {
+  const chainValidator = chainValidatorSection(sync.threshold, sync.latency);
+  return { p2p: {}, ...(chainValidator === undefined ? {} : { shell: { chain_validator: chainValidator } }), network: "sandbox" };
+}
+
+/**
+ * `shell.chain_validator` as Octez's configuration writes it: each field only where it differs
+ * from octez-node's default (threshold 4, latency 150 s), nothing when neither does.
+ */
+export function chainValidatorSection(threshold: number, latency: number): Json | undefined {
+  const out: { [field: string]: Json } = {};
+  if (latency !== DEFAULT_SYNC_LATENCY) out["latency"] = latency;
+  if (threshold !== DEFAULT_SYNC_THRESHOLD) out["synchronisation_threshold"] = threshold;
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 const stringList: JsonSchema = { type: "array", items: { type: "string" } };
@@ -87,7 +100,7 @@ const CONFIG_SCHEMA: JsonSchema = {
     shell: {
       type: "object",
       properties: {
-        chain_validator: { type: "object", properties: { synchronisation_threshold: count(255) }, additionalProperties: false },
+        chain_validator: { type: "object", properties: { latency: count(65535), synchronisation_threshold: count(255) }, additionalProperties: false },
         history_mode: { type: "string", enum: ["archive", "full", "rolling"] },
       },
       additionalProperties: false,

@@ -12,6 +12,7 @@ import { NotFound } from "../service.ts";
 import type { ChainRef } from "../arg.ts";
 import type { RuntimeStats } from "./stats.ts";
 import type { NodeConfig } from "./config.ts";
+import type { SyncHeuristic } from "../../shell/sync-heuristic.ts";
 
 /** The node as the RPC services see it. */
 export interface ShellView {
@@ -31,6 +32,11 @@ export interface ShellView {
   readonly workBudgetMs?: number;
   /** The runtime configuration `/config` answers (`defaultNodeConfig()` when absent). */
   readonly config?: NodeConfig;
+  /**
+   * The main chain's synchronisation heuristic and bootstrapped flag (`is_bootstrapped`,
+   * `/monitor/bootstrapped`, `PATCH /chains/<chain>`); a node without one is bootstrapped and synced.
+   */
+  readonly sync?: SyncHeuristic;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

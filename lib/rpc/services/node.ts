@@ -38,6 +38,40 @@ function notice(b: Block) {
   return { hash: b.hash, ...b.header };
 }
 
+/**
+ * `/monitor/bootstrapped` as Octez v12's `monitor_directory.ml`: the current head, then each new
+ * head until the node is bootstrapped, then the end. Already bootstrapped (a node alone, with a
+ * synchronisation threshold of 0): the current head, then the end. A head that arrives with the
+ * node already bootstrapped ends the stream rather than being sent.
+ */
+async function* bootstrappedStream(shell: ShellView, signal: AbortSignal) {
+  const { chain, sync } = shell;
+  const heads = chain.heads.subscribe([], signal); // heads from the request on, as Octez's watcher
+  try {
+    yield { block: chain.head.hash, timestamp: chain.head.header.timestamp };
+    if (sync === undefined) return;
+    const done = new AbortController();
+    const abandon = () => done.abort();
+    signal.addEventListener("abort", abandon, { once: true });
+    const bootstrapped = sync.bootstrapped(done.signal).then(
+      () => "bootstrapped" as const,
+      () => "gone" as const,
+    );
+    try {
+      while (!sync.isBootstrapped()) {
+        const next = await Promise.race([heads.next(), bootstrapped]);
+        if (typeof next === "string" || next.done === true || sync.isBootstrapped()) return;
+        yield { block: next.value.hash, timestamp: next.value.header.timestamp };
+      }
+    } finally {
+      signal.removeEventListener("abort", abandon);
+      done.abort(); // drops the wait on the flag
+    }
+  } finally {
+    await heads.return?.();
+  }
+}
+
 /** Registers the node-level services. */
 export function nodeServices(shell: ShellView): Directory<void> {
   const { chain, protocols } = shell;
@@ -86,10 +120,7 @@ export function nodeServices(shell: ShellView): Directory<void> {
       description:
         "Wait for the node to have synchronized its chain with a few peers (configured by the node's administrator), streaming head updates that happen during the bootstrapping process, and closing the stream at the end. If the node was already bootstrapped, returns the current head immediately.",
       output: bootstrappedCodec,
-      // A sandbox node is bootstrapped from the start: the current head, then the end.
-      handler: async function* () {
-        yield { block: chain.head.hash, timestamp: chain.head.header.timestamp };
-      },
+      handler: ({ signal }) => bootstrappedStream(shell, signal),
     }),
     streamService({
       method: "GET",
