@@ -15,12 +15,15 @@
  * | `Get_protocol_branch` of our chain | `Protocol_branch`: a locator of the blocks of that protocol level | request `protocol_branch` |
  * | `Get_predecessor_header` | `Predecessor_header`: the header `offset` blocks below | request `predecessor_header`; `unadvertised.block` when unknown |
  *
- * A request for another chain, or for an unknown item, is dropped as Octez drops it. What peers
- * send unasked is only counted, since the node requests nothing yet (synchronisation is not
- * built): `Block_header`, `Operation` and `Operations_for_blocks` as unexpected responses;
- * `Protocol`, `Checkpoint`, `Protocol_branch` and `Predecessor_header` as received responses;
- * `Current_branch` and `Current_head` as received advertisements (or future blocks, past 5 s of
- * drift), or as inactive chains when the chain is not active for that peer, as `Deactivate` is.
+ * A request for another chain, or for an unknown item, is dropped as Octez drops it. Answers the
+ * node asked for (`Block_header`, `Predecessor_header`, `Operation`, `Operations_for_blocks`) go
+ * to `onResponse` (the requester), which counts them. Unasked `Block_header`, `Operation` and
+ * `Operations_for_blocks` are counted as unexpected; an unasked `Predecessor_header`, and every
+ * `Protocol`, `Checkpoint` and `Protocol_branch` (the node asks none), as received responses.
+ * `Current_branch` and `Current_head` are counted as
+ * received advertisements and go to `onAdvertised` (the chain validator), or are counted as
+ * future blocks past `maxFutureS` of drift, or as inactive chains when the chain is not active
+ * for that peer, as `Deactivate` is.
  * @module
  */
 import { B58, b58decode } from "../../encoding/base58.ts";
