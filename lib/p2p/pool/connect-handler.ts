@@ -286,7 +286,7 @@ export class ConnectHandler {
       v.peer.setDisconnected(now);
       error = refusalError(refusal);
     }
-    if (incoming && refusal.reason !== "aborted") pool.log(`p2p: refused the connection from ${pointKey}: ${describe(error)}`);
+    if (incoming && refusal.reason !== "aborted" && refusal.reason !== "myself") pool.log(`p2p: refused the connection from ${pointKey}: ${describe(error)}`);
     throw error;
   }
 
