@@ -121,7 +121,10 @@ export class PeerValidator {
     const head = t.head;
     if (chain.block(head.hash) !== undefined) return;
     if (chain.store.invalidBlock(head.hash) !== undefined) throw new Misbehaviour(`it advertised ${head.hash}, known invalid`);
-    if (compareFitness(head.header.fitness, chain.head.header.fitness) <= 0) return;
+    if (compareFitness(head.header.fitness, chain.head.header.fitness) <= 0) {
+      this.peer.metadata.old_heads++; // Octez's `Old_heads`: a head no better than ours
+      return;
+    }
     if (chain.block(head.header.predecessor) !== undefined) return this.validate([head]);
     if (t.history === undefined) {
       // a head on an unknown predecessor: its branch tells where it joins ours
@@ -187,7 +190,9 @@ export class PeerValidator {
         throw e;
       }
       const b = chain.block(h.hash);
-      if (b !== undefined) this.ctx.onValidated?.(this.peer, b);
+      if (b === undefined) continue;
+      this.peer.metadata.valid_blocks++;
+      this.ctx.onValidated?.(this.peer, b);
     }
   }
 }

@@ -125,6 +125,7 @@ test("a follower takes the chain from genesis, follows new heads, and operations
     const counted = (await call(B, "GET", `/network/peers/${a.identity.peerId}`)).peer_metadata;
     assert.ok(Number(counted.responses.received.predecessor_header) > 0 && Number(counted.responses.received.operations_for_block) > 0 && Number(counted.responses.received.operations) > 0);
     assert.equal(counted.responses.unexpected, "0");
+    assert.is(counted.valid_blocks, String(next.level + 1), "every block from genesis on, and the one with the operation");
   } finally {
     await A.close();
     await B.close();
