@@ -86,6 +86,39 @@ test("banning a point bans its address and its connected peers; open lifts it; t
   assert.is(a.pool.peerBanned(b.identity.peerId), false);
 });
 
+test("unban and untrust (the deprecated GETs' changes): each one half of open, as Octez's P2p_pool", async () => {
+  const a = await startPool(57);
+  const b = await startPool(58);
+  await b.pool.connect(a.point);
+  await until(() => a.pool.connections().length === 1, "connected");
+  // a peer: banned and dropped, then unban lets it connect again; its trust is left as it was
+  a.pool.patchPeer(b.identity.peerId, { acl: "trust" });
+  a.pool.patchPeer(b.identity.peerId, { acl: "ban" });
+  await until(() => a.pool.connections().length === 0 && b.pool.connections().length === 0, "the banned peer dropped");
+  assert.is(a.pool.peerBanned(b.identity.peerId), true);
+  const refused = await rejection(b.pool.connect(a.point), "a banned peer connects");
+  assert.is(firstError(refused).id, "node.p2p_socket.rejected_socket_connection");
+  a.pool.patchPeer(b.identity.peerId, { acl: "trust" });
+  assert.is(a.pool.patchPeer(b.identity.peerId, { acl: "unban" })!.trusted, true, "unban leaves the trust");
+  assert.is(a.pool.peerBanned(b.identity.peerId), false);
+  assert.is(a.pool.patchPeer(b.identity.peerId, { acl: "untrust" })!.trusted, false);
+  assert.is(a.pool.peerBanned(b.identity.peerId), false, "untrust bans nothing");
+  await until(() => b.pool.point(a.point)!.greylistedUntil! < Date.now(), "b's reconnection delay");
+  await b.pool.connect(a.point);
+  await until(() => a.pool.connections().length === 1, "reconnected after unban");
+  // a point: unban lifts the address's ban and its connected peers'; untrust only the trust
+  const c = await hostOf(59);
+  a.pool.patchPoint(`${c}:4444`, { acl: "trust" });
+  a.pool.patchPoint(`${c}:4444`, { acl: "ban" });
+  assert.is(a.pool.pointBanned(`${c}:4444`), true);
+  a.pool.patchPoint(`${c}:4444`, { acl: "trust" });
+  a.pool.patchPoint(`${c}:4444`, { acl: "untrust" });
+  assert.is(a.pool.point(`${c}:4444`)!.trusted, false);
+  a.pool.patchPoint(`${c}:4444`, { acl: "ban" });
+  assert.is(a.pool.patchPoint(`${c}:4444`, { acl: "unban" })!.trusted, false);
+  assert.is(a.pool.pointBanned(`${c}:4444`), false);
+});
+
 test("private mode: only trusted points, not advertised, untrusted incoming refused", async () => {
   const b = await startPool(54);
   const a = await startPool(55, { privateMode: true, bootstrapPeers: [b.point], limits: limits(1, 1, 2) });

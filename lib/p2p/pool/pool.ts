@@ -11,7 +11,7 @@ import { canonicalHost } from "../encoding/point.ts";
 import type { Listener } from "../transport.ts";
 import { announcedVersion } from "../version.ts";
 import type {
-  Acl,
+  AclChange,
   ChainMessageHandler,
   ConnectionView,
   P2pEvent,
@@ -33,6 +33,9 @@ import { bounds, checkLimits, DEFAULT_TUNING, type PoolTuning } from "./limits.t
 import { Maintenance } from "./maintenance.ts";
 import { Answerer } from "./protocol.ts";
 import { Flows } from "./stat.ts";
+
+/** The rule changes `patchPoint` and `patchPeer` take: Octez's three ACLs and the deprecated GETs' halves. */
+const ACL_CHANGES: readonly AclChange[] = ["open", "trust", "ban", "unban", "untrust"];
 
 function emptyStream<T>(): AsyncIterable<T> {
   return { [Symbol.asyncIterator]: () => ({ next: async () => ({ value: undefined, done: true as const }) }) };
@@ -202,9 +205,9 @@ class Pool implements P2pPool {
     await this.handler.connect(point, t);
   }
 
-  patchPoint(text: string, change: { acl?: Acl; peerId?: string }): PointInfo | undefined {
+  patchPoint(text: string, change: { acl?: AclChange; peerId?: string }): PointInfo | undefined {
     const { point, key } = parsePointText(text);
-    if (change.acl !== undefined && change.acl !== "open" && change.acl !== "trust" && change.acl !== "ban") {
+    if (change.acl !== undefined && !ACL_CHANGES.includes(change.acl)) {
       throw failure.error({ msg: `Unknown acl ${JSON.stringify(String(change.acl))}: expected open, trust or ban` });
     }
     if (change.peerId !== undefined) checkPeerId(change.peerId);
@@ -235,6 +238,15 @@ class Pool implements P2pPool {
         break;
       case "open": {
         unban();
+        const r = known();
+        if (r !== undefined) r.trusted = false;
+        break;
+      }
+      // the deprecated GET /network/points/<point>/unban and /untrust: one half of open each
+      case "unban":
+        unban();
+        break;
+      case "untrust": {
         const r = known();
         if (r !== undefined) r.trusted = false;
         break;
@@ -278,7 +290,7 @@ class Pool implements P2pPool {
     return this.peerInfo(peerId);
   }
 
-  patchPeer(peerId: string, change: { acl?: Acl }): PeerInfo | undefined {
+  patchPeer(peerId: string, change: { acl?: AclChange }): PeerInfo | undefined {
     checkPeerId(peerId);
     const t = this.tables;
     switch (change.acl) {
@@ -297,6 +309,15 @@ class Pool implements P2pPool {
         break;
       case "open": {
         t.acl.unbanPeer(peerId);
+        const r = t.peers.get(peerId);
+        if (r !== undefined) r.trusted = false;
+        break;
+      }
+      // the deprecated GET /network/peers/<id>/unban and /untrust: one half of open each
+      case "unban":
+        t.acl.unbanPeer(peerId);
+        break;
+      case "untrust": {
         const r = t.peers.get(peerId);
         if (r !== undefined) r.trusted = false;
         break;
