@@ -22,6 +22,12 @@
  *   handshake (the node's authentication timeout). The greylist is cleared between cases
  *   (`DELETE /network/greylist`), after which a good peer connects again; through it all the
  *   node answers RPCs and its head does not move.
+ * - A peer that advertises a branch two blocks above the node's head, the first of them invalid
+ *   (made from the head's bytes, with a child's level, predecessor, timestamp and fitness: its
+ *   signature no longer holds), and serves the node's Get_predecessor_header and
+ *   Get_operations_for_blocks: the node fetches them, finds the first block invalid, lists it
+ *   under `/chains/main/invalid_blocks`, greylists the peer (its id and address) and closes the
+ *   connection; neither block is kept and the head does not move (issue 13).
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -37,7 +43,10 @@ import {
   hex,
   makeIdentity,
   meetsDifficulty,
+  encodeOperationListPath,
   Motive,
+  operationListListHash,
+  PeerClosedError,
   TestPeer,
   toHex,
   type PeerIdentity,
@@ -109,6 +118,34 @@ async function rawHeader(hash: string): Promise<string> {
 async function readHead(): Promise<{ hash: string; level: number }> {
   const h = (await rpc("/chains/main/blocks/head/header")) as { hash: string; level: number };
   return { hash: h.hash, level: h.level };
+}
+
+/**
+ * The header of a child of the block whose raw header is `parent` (its hash `parentHash`): one
+ * level up, `parentHash` as predecessor, one second later, `operationsHash`, the fitness's last
+ * element (Emmy*'s block count) one more; the context and the protocol data left as they are.
+ * Offsets of the shell header: level 0, proto 4, predecessor 5, timestamp 37, validation pass 45,
+ * operations hash 46, fitness 78 (4-byte size, then each element 4-byte sized).
+ */
+function childHeader(parent: Uint8Array, parentHash: Uint8Array, operationsHash: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(parent);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, view.getInt32(0) + 1);
+  out.set(parentHash, 5);
+  view.setBigInt64(37, view.getBigInt64(37) + 1n);
+  out.set(operationsHash, 46);
+  const end = 82 + view.getUint32(78);
+  let last = 0;
+  let size = 0;
+  for (let at = 82; at < end; at += 4 + size) {
+    size = view.getUint32(at);
+    last = at + 4;
+  }
+  for (let i = last + size - 1; i >= last; i--) {
+    out[i] = (out[i]! + 1) & 0xff; // big-endian increment, carrying
+    if (out[i] !== 0) break;
+  }
+  return out;
 }
 
 /** A fresh identity that meets the node's target (fresh: no peer id carries over between cases). */
@@ -472,6 +509,63 @@ if (command === undefined) {
       assert.equal(await readHead(), head, "the chain did not move");
     });
   }
+
+  p2p("a peer whose branch holds an invalid block: greylisted, closed, the block under invalid_blocks, nothing of its branch kept", async () => {
+    await rpc("/network/greylist", { method: "DELETE" });
+    // two blocks on the node's head, made from its head's bytes: the level, predecessor, timestamp
+    // and fitness of a child, the operations hash of four empty passes; the rest (context,
+    // signature) is the head's, so the first is invalid
+    const passes: Uint8Array[][] = [[], [], [], []];
+    const x1 = childHeader(hex(await rawHeader(head.hash)), blockHash.decode(head.hash), operationListListHash(passes));
+    const x1Hash = blockHash.encode(headerHashBytes(x1));
+    const x2 = childHeader(x1, headerHashBytes(x1), operationListListHash(passes));
+    const x2Hash = blockHash.encode(headerHashBytes(x2));
+    const peer = await connected();
+    const peerId = peer.peerId;
+    // our branch, advertised: its head two levels up, its history down through the node's head
+    await peer.send({ kind: "Current_branch", chainId: SANDBOX_CHAIN_ID, head: x2, history: [x1Hash, ...chain.slice(0, head.level + 1).reverse()] });
+    // serve what the node asks of it until the node closes the connection
+    const asked: string[] = [];
+    const serve = async (): Promise<unknown> => {
+      for (;;) {
+        let m: PeerMessage;
+        try {
+          m = await peer.receive();
+        } catch (e) {
+          return e;
+        }
+        if (m.kind === "Get_predecessor_header") {
+          asked.push(`predecessor ${m.hash === x2Hash ? "x2" : m.hash} ${m.offset}`);
+          if (m.hash === x2Hash && m.offset === 1) await peer.send({ kind: "Predecessor_header", hash: x2Hash, offset: 1, header: x1 }).catch(() => {});
+        } else if (m.kind === "Get_operations_for_blocks") {
+          for (const b of m.blocks) {
+            asked.push(`operations ${b.hash === x1Hash ? "x1" : b.hash === x2Hash ? "x2" : b.hash} ${b.validationPass}`);
+            const path = encodeOperationListPath(passes, b.validationPass);
+            await peer.send({ kind: "Operations_for_blocks", hash: b.hash, validationPass: b.validationPass, path, operations: [] }).catch(() => {});
+          }
+        }
+      }
+    };
+    const end = await within(serve(), WAIT_MS, "the node to close the connection of the peer that sent an invalid block");
+    assert.instance(end, PeerClosedError, `the node closed the connection: ${String(end)}`);
+    peer.close();
+    // the node fetched the branch from its head: the header below the advertised one, then the first block's passes
+    assert.ok(asked.includes("predecessor x2 1"), `asked: ${asked.join(", ")}`);
+    for (let pass = 0; pass < 4; pass++) assert.ok(asked.includes(`operations x1 ${pass}`), `asked: ${asked.join(", ")}`);
+    await eventually("the peer in /network/greylist/peers", async () => ((await rpc("/network/greylist/peers")) as string[]).includes(peerId));
+    assert.ok((await greylistedIps()).includes(PEER_ADDR), "its address greylisted too");
+    const invalid = (await rpc("/chains/main/invalid_blocks")) as { block: string; level: number; errors: unknown[] }[];
+    const entry = invalid.find((b) => b.block === x1Hash);
+    assert.ok(entry !== undefined, `${x1Hash} under invalid_blocks: ${JSON.stringify(invalid).slice(0, 300)}`);
+    assert.is(entry!.level, head.level + 1);
+    assert.is((entry!.errors[0] as { id: string }).id, "validator.invalid_block", "with the errors that made it invalid (the signature, here)");
+    for (const h of [x1Hash, x2Hash]) assert.is((await fetch(`${rpcUrl}/chains/main/blocks/${h}/hash`)).status, 404, `${h} is not kept`);
+    assert.equal(await readHead(), head, "the head did not move");
+    assert.is(((await rpc("/network/connections")) as { peer_id: string }[]).some((c) => c.peer_id === peerId), false);
+    // the node's state back as it was for the next cases
+    assert.equal(await rpc(`/chains/main/invalid_blocks/${x1Hash}`, { method: "DELETE" }), {});
+    await rpc("/network/greylist", { method: "DELETE" });
+  });
 
   p2p("after every bad peer: the node still serves RPCs, its head unchanged, no connection left over", async () => {
     assert.equal(await readHead(), head);

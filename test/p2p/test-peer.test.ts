@@ -4,15 +4,20 @@
  * sealed chunk, proof of work, an Octez identity), and against the repository's own
  * `authenticate` (lib/p2p/socket.ts) over real loopback TCP, in both directions: handshakes,
  * messages both ways (one across many chunks), and each way the peer can misbehave, which
- * `authenticate` must refuse as Octez does (reason, greylisting). Two implementations written
- * apart agreeing is the point; neither is taken on trust.
+ * `authenticate` must refuse as Octez does (reason, greylisting); and the peer's operation trees
+ * and the chain messages it serves (predecessor headers, operations of blocks) against lib's.
+ * Two implementations written apart agreeing is the point; neither is taken on trust.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import * as net from "node:net";
 import process from "node:process";
-import { blake2bWasmReady } from "../../lib/crypto/blake2b.ts";
+import { blake2b256, blake2bWasmReady } from "../../lib/crypto/blake2b.ts";
+import { operationListHash, operationListListHash } from "../../lib/crypto/hashes.ts";
+import { operationListPathUnbounded } from "../../lib/p2p/encoding/operation-path.ts";
+import { decodeMessage as decodeLibMessage, encodeMessage as encodeLibMessage, type P2pMessage } from "../../lib/p2p/encoding/p2p-message.ts";
+import { operationListPath } from "../../lib/shell/distributed-db/operation-path.ts";
 import { decodeBinary, encodeBinary } from "../../lib/encoding/codec.ts";
 import { rawBlockHeader, type RawBlockHeader } from "../../lib/encoding/block-header.ts";
 import { P2pError } from "../../lib/p2p/errors.ts";
@@ -42,6 +47,13 @@ import {
   TestPeer,
   toHex,
   type PeerIdentity,
+  decodeMessage as decodePeerMessage,
+  encodeMessage as encodePeerMessage,
+  encodeOperationListPath,
+  operationListHash as peerOperationListHash,
+  operationListListHash as peerOperationListListHash,
+  type PeerMessage,
+  uint,
 } from "../support/p2p-peer/mod.ts";
 
 const unhandled: unknown[] = [];
@@ -136,6 +148,45 @@ let libId: Identity;
 let peerId0: PeerIdentity;
 let listener: Listener;
 let accepted: AsyncIterator<Connection>;
+
+// --- the operation trees and the chain messages the peer serves, against the library's ------------
+
+test("operation trees and paths (0 to 17 operations, 1 to 9 passes) agree with lib's; the four chain messages decode in lib", () => {
+  const ops = (n: number, seed: number) => Array.from({ length: n }, (_, i) => blake2b256(Uint8Array.of(seed, i)));
+  for (let n = 0; n <= 17; n++) assert.equal(toHex(peerOperationListHash(ops(n, 1))), toHex(operationListHash(ops(n, 1))), `a pass of ${n} operations`);
+  for (let passes = 1; passes <= 9; passes++) {
+    const lists = Array.from({ length: passes }, (_, p) => ops((p * 5) % 7, p));
+    const root = operationListListHash(lists.map((l) => operationListHash(l)));
+    assert.equal(toHex(peerOperationListListHash(lists)), toHex(root), `${passes} passes`);
+    for (let pass = 0; pass < passes; pass++) {
+      const expected = encodeBinary(operationListPathUnbounded, operationListPath(lists.map((l) => operationListHash(l)), pass));
+      assert.equal(toHex(encodeOperationListPath(lists, pass)), toHex(expected), `the path of pass ${pass} of ${passes}`);
+    }
+  }
+  // the messages as the peer writes them, read by lib, and lib's written back read by the peer
+  const block = blockHash.encode(new Uint8Array(32).fill(3));
+  const header = encodeBinary(rawBlockHeader, HEADER);
+  const op = concat(new Uint8Array(32).fill(3), hex("6c00"));
+  const four = [[], [], [], [op].map((o) => blake2b256(o))];
+  const cases: [PeerMessage, unknown][] = [
+    [{ kind: "Get_predecessor_header", hash: block, offset: 7 }, { kind: "Get_predecessor_header", hash: block, offset: 7 }],
+    [{ kind: "Predecessor_header", hash: block, offset: 7, header }, { kind: "Predecessor_header", hash: block, offset: 7, header: decodeBinary(rawBlockHeader, header) }],
+    [{ kind: "Get_operations_for_blocks", blocks: [{ hash: block, validationPass: 0 }, { hash: block, validationPass: 3 }] }, { kind: "Get_operations_for_blocks", blocks: [{ hash: block, validation_pass: 0 }, { hash: block, validation_pass: 3 }] }],
+  ];
+  for (const [ours, theirs] of cases) {
+    const framed = concat(uint(encodePeerMessage(ours).length, 4), encodePeerMessage(ours));
+    assert.equal(decodeLibMessage(framed), theirs, ours.kind);
+    assert.equal(decodePeerMessage(encodeLibMessage(theirs as P2pMessage).subarray(4)), ours, `${ours.kind} back`);
+  }
+  for (let pass = 0; pass < 4; pass++) {
+    const ours: PeerMessage = { kind: "Operations_for_blocks", hash: block, validationPass: pass, path: encodeOperationListPath(four, pass), operations: pass === 3 ? [op] : [] };
+    const framed = concat(uint(encodePeerMessage(ours).length, 4), encodePeerMessage(ours));
+    const theirs = decodeLibMessage(framed) as Extract<P2pMessage, { kind: "Operations_for_blocks" }>;
+    assert.equal([theirs.hash, theirs.validation_pass, theirs.operations.length], [block, pass, pass === 3 ? 1 : 0]);
+    assert.equal(theirs.path, operationListPath(four.map((l) => operationListHash(l)), pass), `the path of pass ${pass}`);
+    assert.equal(decodePeerMessage(encodeLibMessage(theirs).subarray(4)), ours, `Operations_for_blocks ${pass} back`);
+  }
+});
 
 test.before(async () => {
   await blake2bWasmReady;

@@ -15,7 +15,11 @@
  *   4-byte-sized head header, then block hashes to the end), Get_current_head 0x13 (chain id),
  *   Current_head 0x14 (chain id, 4-byte-sized header, mempool: two 4-byte-sized lists of
  *   operation hashes, the second sized twice), Get_block_headers 0x20 (4-byte-sized list of
- *   block hashes), Block_header 0x21 (the header's bytes to the end).
+ *   block hashes), Block_header 0x21 (the header's bytes to the end), Get_operations_for_blocks
+ *   0x60 (4-byte-sized list of block hash and int8 validation pass), Operations_for_blocks 0x61
+ *   (block hash, int8 pass, the pass's Merkle path as `merkle.ts` encodes it, then each
+ *   operation 4-byte-sized to the end), Get_predecessor_header 0x90 (block hash, int32 offset),
+ *   Predecessor_header 0x91 (block hash, int32 offset, the header's bytes to the end).
  * @module
  */
 import bs58check from "bs58check";
@@ -188,6 +192,10 @@ export const Tag = {
   Current_head: 0x14,
   Get_block_headers: 0x20,
   Block_header: 0x21,
+  Get_operations_for_blocks: 0x60,
+  Operations_for_blocks: 0x61,
+  Get_predecessor_header: 0x90,
+  Predecessor_header: 0x91,
 } as const;
 
 /** The messages the test peer knows; any other arrives as `Other` with its tag and body. */
@@ -207,7 +215,50 @@ export type PeerMessage =
   }
   | { readonly kind: "Get_block_headers"; readonly hashes: readonly string[] }
   | { readonly kind: "Block_header"; readonly header: Uint8Array }
+  | { readonly kind: "Get_operations_for_blocks"; readonly blocks: readonly { readonly hash: string; readonly validationPass: number }[] }
+  | {
+    readonly kind: "Operations_for_blocks";
+    readonly hash: string;
+    readonly validationPass: number;
+    /** The pass's Merkle path, encoded (`encodeOperationListPath` of `merkle.ts`). */
+    readonly path: Uint8Array;
+    readonly operations: readonly Uint8Array[];
+  }
+  | { readonly kind: "Get_predecessor_header"; readonly hash: string; readonly offset: number }
+  | { readonly kind: "Predecessor_header"; readonly hash: string; readonly offset: number; readonly header: Uint8Array }
   | { readonly kind: "Other"; readonly tag: number; readonly body: Uint8Array };
+
+/** An int8 validation pass, and back. */
+function int8(value: number): Uint8Array {
+  if (!Number.isInteger(value) || value < -128 || value > 127) throw new RangeError(`${value} is not an int8`);
+  return Uint8Array.of(value & 0xff);
+}
+
+/** An int32, big-endian. */
+function int32(value: number): Uint8Array {
+  if (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) throw new RangeError(`${value} is not an int32`);
+  return uint(value >>> 0, 4);
+}
+
+/** Reads a Merkle path (`Left` 0xf0 path right, `Right` 0x0f left path, `Op` 0x00) and returns its bytes. */
+function readPath(c: Cursor, depth = 0): Uint8Array {
+  if (depth > 32) throw new PeerDecodeError("a Merkle path deeper than 32 levels");
+  const tag = c.uint8();
+  switch (tag) {
+    case 0x00:
+      return Uint8Array.of(0x00);
+    case 0xf0: {
+      const below = readPath(c, depth + 1);
+      return concat(Uint8Array.of(0xf0), below, c.take(32));
+    }
+    case 0x0f: {
+      const left = Uint8Array.from(c.take(32));
+      return concat(Uint8Array.of(0x0f), left, readPath(c, depth + 1));
+    }
+    default:
+      throw new PeerDecodeError(`Merkle path tag ${tag}`);
+  }
+}
 
 function hashList(c: Cursor, encode: (b: Uint8Array) => string): string[] {
   if (c.remaining % 32 !== 0) throw new PeerDecodeError(`a list of hashes of ${c.remaining} bytes`);
@@ -241,6 +292,14 @@ export function encodeMessage(m: PeerMessage): Uint8Array {
       return concat(uint(Tag.Get_block_headers, 2), sized(concat(...m.hashes.map(blockHash.decode))));
     case "Block_header":
       return concat(uint(Tag.Block_header, 2), m.header);
+    case "Get_operations_for_blocks":
+      return concat(uint(Tag.Get_operations_for_blocks, 2), sized(concat(...m.blocks.map((b) => concat(blockHash.decode(b.hash), int8(b.validationPass))))));
+    case "Operations_for_blocks":
+      return concat(uint(Tag.Operations_for_blocks, 2), blockHash.decode(m.hash), int8(m.validationPass), m.path, ...m.operations.map(sized));
+    case "Get_predecessor_header":
+      return concat(uint(Tag.Get_predecessor_header, 2), blockHash.decode(m.hash), int32(m.offset));
+    case "Predecessor_header":
+      return concat(uint(Tag.Predecessor_header, 2), blockHash.decode(m.hash), int32(m.offset), m.header);
     case "Other":
       return concat(uint(m.tag, 2), m.body);
   }
@@ -287,6 +346,29 @@ export function decodeMessage(bytes: Uint8Array): PeerMessage {
     case Tag.Block_header:
       m = { kind: "Block_header", header: Uint8Array.from(c.take(c.remaining)) };
       break;
+    case Tag.Get_operations_for_blocks: {
+      const list = new Cursor(c.sized());
+      const blocks: { hash: string; validationPass: number }[] = [];
+      while (list.remaining > 0) blocks.push({ hash: blockHash.encode(list.take(32)), validationPass: (list.uint8() << 24) >> 24 });
+      m = { kind: "Get_operations_for_blocks", blocks };
+      break;
+    }
+    case Tag.Operations_for_blocks: {
+      const hash = blockHash.encode(c.take(32));
+      const validationPass = (c.uint8() << 24) >> 24;
+      const path = readPath(c);
+      const operations: Uint8Array[] = [];
+      while (c.remaining > 0) operations.push(Uint8Array.from(c.sized()));
+      m = { kind: "Operations_for_blocks", hash, validationPass, path, operations };
+      break;
+    }
+    case Tag.Get_predecessor_header:
+    case Tag.Predecessor_header: {
+      const hash = blockHash.encode(c.take(32));
+      const offset = c.int32();
+      m = tag === Tag.Get_predecessor_header ? { kind: "Get_predecessor_header", hash, offset } : { kind: "Predecessor_header", hash, offset, header: Uint8Array.from(c.take(c.remaining)) };
+      break;
+    }
     default:
       return { kind: "Other", tag, body: Uint8Array.from(c.take(c.remaining)) };
   }

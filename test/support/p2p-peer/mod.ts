@@ -16,6 +16,7 @@
  */
 export * from "./bytes.ts";
 export * from "./crypto.ts";
+export * from "./merkle.ts";
 export * from "./messages.ts";
 export * from "./peer.ts";
 export * from "./pow.ts";
