@@ -14,6 +14,11 @@ import { CONFIRMATION_TIMEOUT_S, POLLING_INTERVAL_MS, sandbox } from "../../taqu
 /** A toolkit on the shared node signing with `secretKey` (edsk/spsk/p2sk), polling every 100 ms. */
 export async function toolkit(secretKey) {
   const { url } = await sandbox();
+  return toolkitAt(url, secretKey);
+}
+
+/** A toolkit on the node at `url` (another than the shared one), as {@link toolkit}. */
+export async function toolkitAt(url, secretKey) {
   const tezos = new TezosToolkit(url);
   tezos.setProvider({
     signer: await InMemorySigner.fromSecretKey(secretKey),
