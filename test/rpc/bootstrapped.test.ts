@@ -6,7 +6,9 @@
  *
  * First the services over a real chain and a real heuristic with a fixed clock, the test playing
  * the chain validator's part (two peers' heads); then whole nodes: a threshold of 0 (the default)
- * is bootstrapped at once, a threshold of 2 is not, and forcing the flag ends an open stream.
+ * is bootstrapped at once, a threshold of 2 is not, and forcing the flag ends an open stream; then
+ * nodes over real P2P pools, where the peers' heads reach the heuristic through the chain
+ * validator: one peer bootstraps a node of threshold 1, not one of threshold 2.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -21,6 +23,7 @@ import { SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import { ProtocolRegistry } from "../../lib/shell/protocols.ts";
 import { createSyncHeuristic } from "../../lib/shell/sync-heuristic.ts";
 import { ACTIVATION_TIME, openSandbox } from "../baker/sandbox.ts";
+import { closeAll, startPool } from "../p2p/pool-support.ts";
 
 type Fetch = (request: Request) => Promise<Response>;
 
@@ -195,3 +198,47 @@ nodes("limits out of range are refused, naming the option", async () => {
 });
 
 nodes.run();
+
+const network = suite("bootstrapped over the network");
+network.after(async () => {
+  await closeAll();
+});
+
+/** Asks again (bounded) until `check` holds. */
+async function eventually(what: string, check: () => Promise<boolean>, capMs = 20_000): Promise<void> {
+  const end = Date.now() + capMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+network("a node of threshold 1 is bootstrapped by its peer's recent head, and its stream ends; one of threshold 2 is not", async () => {
+  const [a, b, c] = [await startPool(81), await startPool(82), await startPool(83)];
+  const A = await createNode({ bake: { mode: "manual" }, p2p: a.pool });
+  const B = await createNode({ bake: { mode: "manual" }, activate: false, synchronisationThreshold: 1, p2p: b.pool });
+  const C = await createNode({ bake: { mode: "manual" }, activate: false, synchronisationThreshold: 2, p2p: c.pool });
+  const fetchB: Fetch = (r) => B.fetch(r);
+  const fetchC: Fetch = (r) => C.fetch(r);
+  try {
+    assert.equal((await call(fetchB, "GET", "/chains/main/is_bootstrapped")).json, { bootstrapped: false, sync_state: "unsynced" });
+    const monitor = await stream(fetchB, "/monitor/bootstrapped");
+    assert.is((await monitor.next()).block, "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2");
+    await b.pool.connect(a.point);
+    await c.pool.connect(a.point);
+    // Heads B validates on the way may come first; the stream ends once A's head has counted.
+    const known = new Set<string>();
+    for (let v = await monitor.next(); v !== undefined; v = await monitor.next()) known.add(v.block);
+    for (const block of known) assert.is((await call(fetchB, "GET", `/chains/main/blocks/${block}/hash`)).json, block, "each streamed head is a block of B's");
+    assert.equal((await call(fetchB, "GET", "/chains/main/is_bootstrapped")).json, { bootstrapped: true, sync_state: "synced" });
+    const top = (await call((r) => A.fetch(r), "GET", "/chains/main/blocks/head/hash")).json;
+    await eventually("C at A's head", async () => (await call(fetchC, "GET", "/chains/main/blocks/head/hash")).json === top);
+    assert.equal((await call(fetchC, "GET", "/chains/main/is_bootstrapped")).json, { bootstrapped: false, sync_state: "unsynced" }, "one peer of two");
+  } finally {
+    await A.close();
+    await B.close();
+    await C.close();
+  }
+});
+
+network.run();
