@@ -19,6 +19,7 @@ import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
 import type { Protocol } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
 import { BlockValidator } from "./shell/validator.ts";
+import { idleDdb, NodeWorkers } from "./shell/workers-view.ts";
 import { nodeDirectory, nodeRpcHandler } from "./rpc/services/mod.ts";
 import { operationInjectionServices } from "./rpc/services/injection.ts";
 import { mempoolServices } from "./rpc/services/mempool.ts";
@@ -156,7 +157,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
   const now = options.now ?? Date.now;
   const sync = createSyncHeuristic({ ...limits, now });
-  const validator = new BlockValidator(chain, (h) => embedded.get(h));
+  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now });
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
@@ -196,7 +197,15 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
   });
   await baker.start();
-  const shell = { chain, protocols, genesis, validator, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
+  // the workers' records; `workers.chainValidator` is the chain validator's (workers-view.ts)
+  const workers = new NodeWorkers({
+    chainId: chain.chainId,
+    now,
+    blockValidator: validator.worker,
+    prevalidator: prevalidator.worker,
+    ...(options.p2p === undefined ? {} : { ddb: () => idleDdb(options.p2p!.connections().length) }),
+  });
+  const shell = { chain, protocols, genesis, validator, workers, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
   const p2p = options.p2p;
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
@@ -223,6 +232,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await p2p?.close();
       await baker?.stop();
       await prevalidator.stop();
+      await workers.close();
       chain.close();
       protocols.added.close();
       await kv.close();

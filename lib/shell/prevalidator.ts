@@ -25,7 +25,11 @@
  * Each operation is applied on a fork of the validation state, kept only when the operation is
  * applied: a failure leaves the state as it was, and nothing is applied twice on one head. An
  * injection is classified after the operations already pending, which arrived before it.
- * All requests (injections, heads, bans, batches) run one at a time, as in Octez's worker.
+ * All requests (injections, heads, bans, batches) run one at a time, as in Octez's worker; its
+ * record (`worker`) shows them as Octez's requests: `flush` for a new head, `inject`, `arrived`
+ * for an operation a peer sent, `leftover` for a batch of pending operations, `ban`. The reads
+ * that wait their turn (the monitor's start, the baker's `pending`, `idle`, `synced`) are not
+ * requests in Octez and are not shown.
  *
  * @example
  * ```ts
@@ -50,6 +54,8 @@ import type { Protocol, ValidationState } from "./protocol.ts";
 import type { BlockValidator, ProtocolLookup } from "./validator.ts";
 import { Watcher } from "./watcher.ts";
 import { checkout } from "../store/context/mod.ts";
+import { type Ticket, Worker } from "./worker.ts";
+import type { PrevalidatorRequest } from "./worker-states.ts";
 
 /** Octez's default `max_refused_operations`. */
 export const DEFAULT_MAX_REFUSED_OPERATIONS = 1000;
@@ -157,6 +163,8 @@ export class Prevalidator {
   private drainTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private stopped = false;
+  /** The worker record of the requests (a new one at each start after a stop). */
+  worker: Worker<PrevalidatorRequest, never>;
 
   constructor(options: PrevalidatorOptions) {
     if (options === null || typeof options !== "object") throw new TypeError("Prevalidator: options must be an object");
@@ -173,14 +181,21 @@ export class Prevalidator {
     this.now = options.now ?? Date.now;
     this.onApplied = options.onApplied;
     this.classes = new MempoolClasses(limit);
+    this.worker = this.newWorker();
+  }
+
+  private newWorker(): Worker<PrevalidatorRequest, never> {
+    return new Worker({ name: { base: "prevalidator", name: this.chain.chainId }, now: this.now });
   }
 
   /** Builds the validation state on the current head and follows the chain's heads. */
   async start(): Promise<void> {
     if (this.heads !== undefined) return;
     this.stopped = false;
+    if (this.worker.status.phase !== "launching") this.worker = this.newWorker();
     this.heads = this.chain.heads.subscribe();
     await this.run(() => this.setHead(this.chain.head));
+    this.worker.started();
     this.following = this.follow(this.heads);
   }
 
@@ -193,21 +208,36 @@ export class Prevalidator {
     this.heads = undefined;
     await this.following;
     await this.queue.catch(() => {});
+    await this.worker.close();
     this.stream.close();
   }
 
   private async follow(heads: AsyncIterableIterator<Block>): Promise<void> {
-    for await (const _ of heads) {
+    let previous = this.state?.head.hash;
+    for await (const head of heads) {
       if (this.stopped) break;
+      // shown as the head announced; the flush moves to the chain's head of the moment
+      const event = head.header.predecessor === previous ? "increment" : "branch";
+      previous = head.hash;
       await this.run(async () => {
         if (this.state?.head.hash !== this.chain.head.hash) await this.flush(this.chain.head, true);
-      }).catch(() => {});
+      }, { kind: "flush", block: head.hash, event }).catch(() => {});
     }
   }
 
-  /** Runs `job` after every earlier request; a failure does not block later ones. */
-  private run<T>(job: () => Promise<T>): Promise<T> {
-    const p = this.queue.then(job);
+  /**
+   * Runs `job` after every earlier request; a failure does not block later ones. With `request`,
+   * the job is that request of the worker record (pending until its turn, then current).
+   */
+  private run<T>(job: () => Promise<T>, request?: PrevalidatorRequest): Promise<T> {
+    let ticket: Ticket<PrevalidatorRequest> | undefined;
+    try {
+      ticket = request === undefined ? undefined : this.worker.pushed(request);
+    } catch (e) {
+      return Promise.reject(e); // worker.closed
+    }
+    const worker = this.worker;
+    const p = this.queue.then(() => (ticket === undefined ? job() : worker.treat(ticket, job)));
     this.queue = p.catch(() => {});
     return p;
   }
@@ -241,11 +271,14 @@ export class Prevalidator {
     const copy = bytes.slice();
     // checked ahead, while earlier injections wait their turn (WebCrypto works beside them)
     const prepared = this.state?.vs?.prepare?.({ ...shell, proto: copy.subarray(32) });
-    return this.run(async () => {
-      await prepared;
-      await this.onInject(copy, { ...shell, proto: copy.subarray(32) }, options.force === true);
-      return shell.hash;
-    });
+    return this.run(
+      async () => {
+        await prepared;
+        await this.onInject(copy, { ...shell, proto: copy.subarray(32) }, options.force === true);
+        return shell.hash;
+      },
+      { kind: "inject", operation: { branch: shell.branch, data: copy.subarray(32) } },
+    );
   }
 
   /**
@@ -274,7 +307,7 @@ export class Prevalidator {
       if (pre.passed) this.pendingOps.set(op.hash, { op, priority: pre.priority });
       else this.record({ classification: pre.class, op, trace: pre.trace });
       this.drain();
-    }).catch(() => {});
+    }, { kind: "arrived", operation_hash: shell.hash, operation: { branch: shell.branch, data: copy.subarray(32) } }).catch(() => {});
   }
 
   /** Whether the mempool knows an operation: classified, pending, banned, or in a live block. */
@@ -397,10 +430,13 @@ export class Prevalidator {
     if (this.drainTimer !== undefined || this.stopped || this.pendingOps.size === 0) return;
     this.drainTimer = setTimeout(() => {
       this.drainTimer = undefined;
-      this.run(async () => {
-        await this.processPending(OPERATIONS_BATCH_SIZE);
-        this.drain();
-      }).catch(() => {});
+      this.run(
+        async () => {
+          await this.processPending(OPERATIONS_BATCH_SIZE);
+          this.drain();
+        },
+        { kind: "leftover" },
+      ).catch(() => {});
     }, 0);
   }
 
@@ -529,7 +565,7 @@ export class Prevalidator {
         await this.flush(this.state.head, true, false);
       }
       this.pendingOps.delete(hash);
-    });
+    }, { kind: "ban", operation_hash: hash });
   }
 
   /** Lifts a ban (nothing happens if the operation was not banned). */

@@ -3,6 +3,10 @@
  * (`block_validation.ml`), runs the protocol on it (activating the next protocol when the
  * context switches), commits the context and checks the announced hashes. It also builds
  * blocks (`preapply`) for the baker and the `preapply/block` RPC.
+ *
+ * Each `apply` and `inject` is a validation request and each `preapply` a pre-application
+ * request of its worker (`worker`, Octez's block validator worker): they run one at a time, in
+ * the order they came, and their outcomes are recorded as Octez's events.
  * @module
  */
 import { B58, b58decode, b58encode } from "../encoding/base58.ts";
@@ -25,6 +29,8 @@ import {
 } from "./errors.ts";
 import { hashOperation, operationsHashOf, shellOperation } from "./operations.ts";
 import type { BlockResult, Protocol, ShellOperation, ValidationState } from "./protocol.ts";
+import { errorsOf, Worker } from "./worker.ts";
+import { type BlockValidatorEvent, blockValidatorEventLevel, type BlockValidatorRequest } from "./worker-states.ts";
 
 /** Finds the implementation of a protocol hash, if the node has one. */
 export type ProtocolLookup = (hash: string) => Protocol | undefined;
@@ -64,17 +70,43 @@ export class BlockValidator {
    * checks its header (`checkHeader`) and the built result is stored.
    */
   private readonly built = new Map<string, Built>();
+  /** The requests (validations, pre-applications), one at a time, and their events. */
+  readonly worker: Worker<BlockValidatorRequest, BlockValidatorEvent>;
 
-  constructor(chain: Chain, protocols: ProtocolLookup) {
+  /** `options.now`: the worker's clock (`Date.now` when absent). */
+  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number } = {}) {
     this.chain = chain;
     this.protocols = protocols;
+    this.worker = new Worker<BlockValidatorRequest, BlockValidatorEvent>({
+      name: { base: "validator-block" },
+      now: options.now ?? Date.now,
+      level: blockValidatorEventLevel,
+      onCompletion: (request, status) =>
+        this.worker.record(request.kind === "validation" ? { kind: "validation_success", request, status } : { kind: "preapplication_success", request, status }),
+      onError: (request, status, e) => {
+        const errors = errorsOf(e);
+        this.worker.record(request.kind === "validation" ? { kind: "validation_failure", request, status, errors } : { kind: "preapplication_failure", request, status, errors });
+        return "continue"; // as Octez's: the worker goes on
+      },
+    });
+    this.worker.started();
+  }
+
+  /** The validation request of a block (Octez's view: its hash, the chain, the peer it came from). */
+  private validation(bytes: Uint8Array, peer: string | undefined): BlockValidatorRequest {
+    return { kind: "validation", block: this.hashOf(bytes), chain_id: this.chain.chainId, ...(peer === undefined ? {} : { peer }) };
   }
 
   /**
    * Applies a block given as raw header bytes and operation bytes per validation pass; the
    * block to store (not stored yet). Throws a TezosError with Octez's errors when it is invalid.
+   * `options.peer`: the peer it came from, shown in the request.
    */
-  async apply(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[]): Promise<NewBlock> {
+  apply(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { peer?: string } = {}): Promise<NewBlock> {
+    return this.worker.push(this.validation(bytes, options.peer), () => this.validate(bytes, operations));
+  }
+
+  private async validate(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[]): Promise<NewBlock> {
     const hash = b58encode(B58.blockHash, blockHash(bytes));
     const fail = (error: BlockError) => invalidBlock.error({ invalid_block: hash, ...error });
     let header: RawBlockHeader;
@@ -147,13 +179,18 @@ export class BlockValidator {
   /**
    * Validates a block and stores it (moving the head when it wins). With `force`, a block found
    * invalid is recorded under `invalid_blocks` before the error is thrown. Resolves to its hash.
+   * `options.peer`: the peer it came from, shown in the request.
    */
-  async inject(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { force?: boolean } = {}): Promise<string> {
+  inject(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { force?: boolean; peer?: string } = {}): Promise<string> {
+    return this.worker.push(this.validation(bytes, options.peer), () => this.validateAndStore(bytes, operations, options.force === true));
+  }
+
+  private async validateAndStore(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], force: boolean): Promise<string> {
     let block: NewBlock;
     try {
-      block = await this.apply(bytes, operations);
+      block = await this.validate(bytes, operations);
     } catch (e) {
-      if (options.force && e instanceof TezosError && invalidBlock.is(e.trace[0]!)) {
+      if (force && e instanceof TezosError && invalidBlock.is(e.trace[0]!)) {
         const item = e.trace[0] as ReturnType<typeof invalidBlock.create>;
         const level = this.levelOf(bytes);
         if (level !== undefined) await this.chain.markInvalid(item.fields.invalid_block, level, e.toJson());
@@ -181,7 +218,12 @@ export class BlockValidator {
    * Builds a block on `pred` at `timestamp` with the given protocol data and operations: the
    * shell header it must carry (context hash included) and the receipts.
    */
-  async preapply(
+  preapply(pred: Block, timestamp: number, protocolData: Uint8Array | undefined, operations: readonly (readonly Uint8Array[])[]): Promise<Preapplied> {
+    const request: BlockValidatorRequest = { kind: "preapplication", chain_id: this.chain.chainId, level: pred.header.level + 1 };
+    return this.worker.push(request, () => this.build(pred, timestamp, protocolData, operations));
+  }
+
+  private async build(
     pred: Block,
     timestamp: number,
     protocolData: Uint8Array | undefined,

@@ -133,3 +133,23 @@ export function checkpointWithSavePoint(api: OpenApi): Schema {
   if (props.savepoint === undefined) throw new RangeError("checkpoint schema without savepoint");
   return { ...s, properties: { ...props, save_point: props.savepoint } };
 }
+
+/**
+ * The 200 schema of `template` with Octez's floats as numbers: `timespan.system` (a float of
+ * seconds, `Time.System.Span.encoding`) and a peer validator's `no_new_head_from_peer.timespan`
+ * (`float`) are written `"type": "integer"` in the file, because Octez's OpenAPI printer
+ * (`src/lib_openapi/openapi.ml`) prints a JSON schema `Number` as `integer`.
+ */
+export function withFloatTimespans(api: OpenApi, template: string): Schema {
+  const span: Schema = { type: "number", description: "A span of time, as seen by the local computer." };
+  const walk = (s: unknown): unknown => {
+    if (Array.isArray(s)) return s.map(walk);
+    if (s === null || typeof s !== "object") return s;
+    const o = s as Record<string, unknown>;
+    if (o["$ref"] === "#/components/schemas/timespan.system") return span;
+    const out = Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)]));
+    if (o["title"] === "no_new_head_from_peer") (out["properties"] as Record<string, unknown>)["timespan"] = { type: "number" };
+    return out;
+  };
+  return walk(api.response(template)) as Schema;
+}

@@ -8,7 +8,8 @@
  * The list is written here from the specification's tables (the specification is not part of the
  * repository). The `/network/*` rows and the old layout's `/p2p/*` ones are asked of a second node
  * whose P2P pool (a real one, over loopback TCP) is connected to another pool, so that each peer id
- * and point named exists; the `/workers/*` rows join with the workers (issue 13).
+ * and point named exists. The `/workers/*` rows (with the old layout's `/workers/peer_validators`)
+ * are asked of the first node, which has no peer: a peer validator's state is Octez's 404 there.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -22,6 +23,8 @@ const CPMM = "KT1TxqZ8QtKvLu3V3JH7Gx58n7Co8pgtpQU5";
 const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
 const ZERO_SIG = "sigMzJ4GVAvXEd2RjsKGfG2H9QvqTSKCZsuB2KiHbZRGFz72XgF6KaKADznh674fQgBatxw3xdHqTtMHUZAGRprxy64wg1aq";
 const GENESIS = "BLockGenesisGenesisGenesisGenesisGenesisf79b5d1CoW2";
+/** A well-formed peer id (16 bytes of 7) that no peer of these nodes has. */
+const NO_PEER = "idqXLcdkt4BnFbfdphq3fPQeC3eaYx";
 
 /** One concrete request for a specification row. */
 interface Row {
@@ -68,6 +71,15 @@ function rows(c: { head: string; level: number; shell: unknown; protocolData: un
     { path: `/protocols/${HANGZHOU}` },
     { path: "/config/network/user_activated_protocol_overrides" },
     { path: "/config/network/user_activated_upgrades" },
+    { path: "/workers/block_validator" },
+    { path: "/workers/chain_validators" },
+    { path: "/workers/chain_validators/main" },
+    { path: "/workers/chain_validators/main/ddb" },
+    { path: "/workers/chain_validators/main/peers_validators" },
+    // a node without peers has no peer validator: Octez's Not_found
+    { path: `/workers/chain_validators/main/peers_validators/${NO_PEER}`, octez404: true },
+    { path: "/workers/prevalidators" },
+    { path: "/workers/prevalidators/main" },
     // Protocol-specific endpoints below {B}
     { path: `${B}/hash` },
     { path: `${B}/header` },
@@ -161,6 +173,8 @@ function rows(c: { head: string; level: number; shell: unknown; protocolData: un
     { path: "/mempool/pending_operations" },
     { path: "/protocols" },
     { path: `/protocols/${HANGZHOU}` },
+    { path: "/workers/peer_validators/main" },
+    { path: `/workers/peer_validators/main/${NO_PEER}`, octez404: true },
   ];
 }
 

@@ -7,6 +7,7 @@ import type { Chain } from "../../shell/chain.ts";
 import type { GenesisConfig } from "../../shell/genesis.ts";
 import type { ProtocolRegistry } from "../../shell/protocols.ts";
 import type { BlockValidator } from "../../shell/validator.ts";
+import type { WorkersView } from "../../shell/workers-view.ts";
 import type { BlockProtocolRpc } from "./block-protocols.ts";
 import { NotFound } from "../service.ts";
 import type { ChainRef } from "../arg.ts";
@@ -20,6 +21,8 @@ export interface ShellView {
   readonly protocols: ProtocolRegistry;
   readonly genesis: GenesisConfig;
   readonly validator: BlockValidator;
+  /** The workers `/workers/*` shows (not served when absent). */
+  readonly workers?: WorkersView;
   /** How blocks of a protocol are read and which services it offers below `{B}`. */
   readonly blockRpc: (protocol: string) => BlockProtocolRpc | undefined;
   /** The sandbox baker, when the node runs one (serves `POST /sandbox/bake`). */

@@ -15,6 +15,7 @@ import { networkServices } from "./network.ts";
 import { nodeServices } from "./node.ts";
 import { protocolServices } from "./protocols.ts";
 import { statsServices, webStats } from "./stats.ts";
+import { workerServices } from "./workers.ts";
 import type { P2pNetwork } from "../../p2p/pool/api.ts";
 import { announcedVersion } from "../../p2p/version.ts";
 
@@ -31,6 +32,7 @@ export function nodeDirectory(shell: ShellView, p2p?: P2pNetwork): Directory<voi
     .merge(statsServices(shell.stats ?? webStats))
     .merge(configServices(shell.config ?? defaultNodeConfig()))
     .merge(networkServices(p2p, announcedVersion(shell.genesis.chainName)));
+  if (shell.workers !== undefined) dir.merge(workerServices(shell.workers, shell.chain.chainId));
   return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker));
 }
 
