@@ -106,14 +106,17 @@ export interface WorkerOptions<R, E> {
   readonly backlogSize?: number;
   /** Events below this level are not kept (`info` by default, Octez's). */
   readonly backlogLevel?: LogLevel;
-  /** Called when a request succeeded (Octez's `on_completion`), to record its events. */
-  readonly onCompletion?: (request: R, status: RequestStatus) => void;
+  /** Called when a request succeeded (Octez's `on_completion`), with its work's result, to record its events. */
+  readonly onCompletion?: (request: R, status: RequestStatus, result: unknown) => void;
   /**
    * Called when a request failed (Octez's `on_error`); the push rejects with the error either way.
    * `"crash"` crashes the worker with it; `"continue"` (also when absent) keeps it running.
    */
   readonly onError?: (request: R, status: RequestStatus, error: unknown) => "continue" | "crash";
 }
+
+/** The handlers of a worker's outcomes (see {@link WorkerOptions}). */
+export type WorkerHandlers<R> = Pick<WorkerOptions<R, never>, "onCompletion" | "onError">;
 
 /** A request a component pushed on its own queue, for {@link Worker.treat}. */
 export interface Ticket<R> {
@@ -145,6 +148,7 @@ export class Worker<R, E = never> {
   readonly name: WorkerName;
   private readonly now: () => number;
   private readonly options: WorkerOptions<R, E>;
+  private handlers: WorkerHandlers<R>;
   private readonly size: number;
   private readonly minLevel: number;
   private readonly rings = new Map<LogLevel, E[]>(LOG_LEVELS.map((l) => [l, []]));
@@ -166,6 +170,7 @@ export class Worker<R, E = never> {
     this.name = options.name;
     this.now = options.now;
     this.options = options;
+    this.handlers = { onCompletion: options.onCompletion, onError: options.onError };
     this.size = size;
     this.minLevel = min;
     this.state = { phase: "launching", since: this.now() };
@@ -174,6 +179,14 @@ export class Worker<R, E = never> {
   /** The status now. */
   get status(): WorkerStatus {
     return this.state;
+  }
+
+  /**
+   * Replaces the outcome handlers: for the component that drives a worker made elsewhere (the
+   * chain validator's and the peer validators' records come from `NodeWorkers`).
+   */
+  setHandlers(handlers: WorkerHandlers<R>): void {
+    this.handlers = { onCompletion: handlers.onCompletion, onError: handlers.onError };
   }
 
   /** Launched: `launching` becomes `running` (Octez, once `on_launch` returned). */
@@ -239,11 +252,11 @@ export class Worker<R, E = never> {
       result = await running;
     } catch (e) {
       const status = this.finish(ticket.pushed, treated);
-      if (this.options.onError?.(ticket.request, status, e) === "crash") this.crash(e);
+      if (this.handlers.onError?.(ticket.request, status, e) === "crash") this.crash(e);
       throw e;
     }
     const status = this.finish(ticket.pushed, treated);
-    this.options.onCompletion?.(ticket.request, status);
+    this.handlers.onCompletion?.(ticket.request, status, result);
     return result;
   }
 

@@ -12,6 +12,8 @@
  * - a prevalidator whose protocol lets an operation through only when the test says so: its
  *   requests shown as Octez's kinds while they wait (`inject` treated, `ban`, `arrived` and `flush`
  *   waiting, then `leftover`), through the same services;
+ * - `NodeWorkers` as the chain validator uses it: its record's requests and events, a peer
+ *   validator added, listed with its pipeline, then removed, the distributed DB's counts given;
  * - `lib/shell/worker.ts` alone: queue order, statuses, crash with errors, closing and closed,
  *   the backlog's levels and bounds, the hooks of a component with its own queue.
  */
@@ -459,6 +461,66 @@ P("inject, ban, arrived, flush and leftover shown as Octez's requests while they
 });
 
 P.run();
+
+// ---- the chain validator's and peer validators' records --------------------------------------
+
+const V = suite("NodeWorkers: the records a chain validator drives");
+
+V("the chain validator's requests and events, peer validators added and removed, the ddb counts", async () => {
+  const clock = steppingClock(START);
+  const workers = new NodeWorkers({
+    chainId: CHAIN,
+    now: clock.now,
+    blockValidator: new Worker({ name: { base: "validator-block" }, now: clock.now }),
+    prevalidator: new Worker({ name: { base: "prevalidator" }, now: clock.now }),
+  });
+  const handler = createRpcHandler(workerServices(workers, CHAIN));
+  const block = b58encode(B58.blockHash, new Uint8Array(32).fill(3));
+  // as Octez's chain validator: a processed block recorded with its request's status and outcome
+  workers.chainValidator.setHandlers({
+    onCompletion: (request, status, result) => {
+      const r = result as { outcome: "increment"; level: number };
+      workers.chainValidator.record({ kind: "processed_block", request, status, outcome: r.outcome, fitness: [Uint8Array.of(2)], level: r.level, timestamp: 1_600_000_000 });
+    },
+    onError: (request, status, e) => {
+      workers.chainValidator.record({ kind: "request_failure", request, status, errors: [{ kind: "temporary", id: "failure", msg: String(e) }] });
+      return "continue";
+    },
+  });
+  assert.equal(await workers.chainValidator.push({ kind: "hash", hash: block }, async () => ({ outcome: "increment", level: 5 })), { outcome: "increment", level: 5 });
+  await rejects(workers.chainValidator.push({ kind: "peer_id", peer_id: PEER }, () => Promise.reject(new Error("gone"))), /gone/);
+  workers.chainValidator.record({ kind: "notify_head", peer_id: PEER }); // debug: not kept
+  workers.chainValidator.record({ kind: "sync_status", sync_status: "synced" });
+  const state = await ok(handler, "/workers/chain_validators/main");
+  assert.equal(state.backlog[2].events, [
+    { processed_block: { request: { hash: block }, status: state.backlog[2].events[0].processed_block.status, outcome: "increment", fitness: ["02"], level: 5, timestamp: "2020-09-13T12:26:40Z" } },
+    { request_failure: { failed_validation: { peer_id: PEER }, status: state.backlog[2].events[1].request_failure.status, errors: [{ kind: "temporary", id: "failure", msg: "Error: gone" }] } },
+    "synced",
+  ]);
+  assert.equal(state.backlog[0].events, []);
+
+  const pv = workers.addPeerValidator(PEER, () => ({ fetched_headers: 12, fetched_blocks: 3 }));
+  assert.throws(() => workers.addPeerValidator(PEER), /has a peer validator already/);
+  pv.setHandlers({ onCompletion: (request, status) => pv.record({ kind: "request", request, status }) });
+  await pv.push({ kind: "new_branch", block, locators: 7 }, async () => undefined);
+  const [listed] = await ok(handler, "/workers/chain_validators/main/peers_validators");
+  assert.equal([listed.peer_id, listed.status.phase, listed.information.instances, listed.pipelines], [PEER, "running", 1, { fetched_headers: 12, fetched_blocks: 3 }]);
+  const peerState = await ok(handler, `/workers/chain_validators/main/peers_validators/${PEER}`);
+  assert.equal(peerState.backlog[1].events.map((e: Obj) => e.request), [{ request: "new_branch", block, locators: 7 }]);
+  await workers.removePeerValidator(PEER);
+  assert.is(pv.status.phase, "closed");
+  assert.equal(await ok(handler, "/workers/chain_validators/main/peers_validators"), []);
+  assert.is((await call(handler, "GET", `/workers/chain_validators/main/peers_validators/${PEER}`)).status, 404);
+
+  const none = { table_length: 0, scheduler_length: 0 };
+  assert.equal((await ok(handler, "/workers/chain_validators/main/ddb")).p2p_readers, 0);
+  workers.useDdb(() => ({ p2p_readers: 2, active_chains: 1, operation_db: { table_length: 4, scheduler_length: 1 }, operations_db: none, block_header_db: none, active_connections: 2, active_peers: 1 }));
+  assert.equal((await ok(handler, "/workers/chain_validators/main/ddb")).operation_db, { table_length: 4, scheduler_length: 1 });
+  await workers.close();
+  assert.is(workers.chainValidator.status.phase, "closed");
+});
+
+V.run();
 
 // ---- the worker record ---------------------------------------------------------------------
 
