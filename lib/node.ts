@@ -19,7 +19,7 @@ import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
 import type { Protocol } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
 import { BlockValidator } from "./shell/validator.ts";
-import { idleDdb, NodeWorkers } from "./shell/workers-view.ts";
+import { NodeWorkers } from "./shell/workers-view.ts";
 import { nodeDirectory, nodeRpcHandler } from "./rpc/services/mod.ts";
 import { operationInjectionServices } from "./rpc/services/injection.ts";
 import { mempoolServices } from "./rpc/services/mempool.ts";
@@ -203,14 +203,13 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     now,
     blockValidator: validator.worker,
     prevalidator: prevalidator.worker,
-    ...(options.p2p === undefined ? {} : { ddb: () => idleDdb(options.p2p!.connections().length) }),
   });
   const shell = { chain, protocols, genesis, validator, workers, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
   const p2p = options.p2p;
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
   const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
-  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
+  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, workers, onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const directory = nodeDirectory(shell, p2p)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));

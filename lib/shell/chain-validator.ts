@@ -21,6 +21,9 @@ import type { Prevalidator } from "./prevalidator.ts";
 import type { BlockValidator } from "./validator.ts";
 import type { Requester } from "./distributed-db/requester.ts";
 import { PeerValidator } from "./peer-validator.ts";
+import type { NodeWorkers } from "./workers-view.ts";
+import type { ChainUpdate } from "./worker-states.ts";
+import { toTezosError } from "../errors/core.ts";
 
 /** How long mempool changes are gathered before one advertisement, in milliseconds. */
 export const MEMPOOL_ADVERTISE_DELAY_MS = 10;
@@ -39,6 +42,12 @@ export interface ChainValidatorOptions {
   readonly mempool: () => Mempool;
   /** A head a peer showed, or a block of a peer validated: its timestamp in seconds, and the peer. */
   readonly onPeerHead?: (timestamp: number, peerId: string) => void;
+  /**
+   * The records `/workers` reads: a peer validator's per connection, the chain validator's
+   * requests (each block of a peer validated: what it did to the head) and the distributed DB's
+   * counts.
+   */
+  readonly workers?: NodeWorkers;
   readonly log?: (line: string) => void;
 }
 
@@ -53,6 +62,35 @@ export class ChainValidator {
   constructor(options: ChainValidatorOptions) {
     this.o = options;
     void this.followHeads();
+    const w = options.workers;
+    if (w !== undefined) {
+      w.useDdb(() => {
+        const t = options.requester.stats();
+        const links = options.links();
+        const table = (n: number) => ({ table_length: n, scheduler_length: n });
+        return {
+          p2p_readers: links.length,
+          active_chains: 1,
+          operation_db: table(t.operation),
+          operations_db: table(t.operations),
+          block_header_db: table(t.blockHeaders),
+          active_connections: links.length,
+          active_peers: links.filter((l) => options.isActive(l)).length,
+        };
+      });
+      w.chainValidator.setHandlers({
+        onCompletion: (request, status, outcome) => {
+          const b = request.kind === "hash" ? options.chain.block(request.hash) : undefined;
+          if (b !== undefined) {
+            w.chainValidator.record({ kind: "processed_block", request, status, outcome: outcome as ChainUpdate, fitness: b.header.fitness, level: b.header.level, timestamp: b.header.timestamp });
+          }
+        },
+        onError: (request, status, error) => {
+          w.chainValidator.record({ kind: "request_failure", request, status, errors: toTezosError(error).toJson() });
+          return "continue";
+        },
+      });
+    }
   }
 
   /** The peer validators, by peer. */
@@ -64,6 +102,7 @@ export class ChainValidator {
   connected(peer: PeerLink): void {
     if (this.closed || this.peers.has(peer)) return;
     this.peers.set(peer, this.peerValidator(peer));
+    this.o.workers?.chainValidator.record({ kind: "connection", peer_id: peer.peerId });
     peer.metadata.requests.sent.branch++;
     peer.send({ kind: "Get_current_branch", chain_id: this.o.chain.chainId }).catch(() => {
       peer.metadata.requests.sent.branch--;
@@ -73,9 +112,14 @@ export class ChainValidator {
 
   /** A connection ended: its validator stops, what was asked of it fails. */
   disconnected(peer: PeerLink): void {
-    this.peers.get(peer)?.close();
+    const v = this.peers.get(peer);
+    v?.close();
     this.peers.delete(peer);
     this.o.requester.peerGone(peer);
+    if (v !== undefined) {
+      this.o.workers?.chainValidator.record({ kind: "disconnection", peer_id: peer.peerId });
+      void this.o.workers?.removePeerValidator(peer.peerId);
+    }
   }
 
   /** A branch a peer advertised (or sent in answer). */
@@ -123,13 +167,42 @@ export class ChainValidator {
   }
 
   private peerValidator(peer: PeerLink): PeerValidator {
-    return new PeerValidator(peer, {
+    const workers = this.o.workers;
+    let pipeline = { fetched_headers: 0, fetched_blocks: 0 };
+    let worker: ReturnType<NodeWorkers["addPeerValidator"]> | undefined;
+    try {
+      worker = workers?.addPeerValidator(peer.peerId, () => ({ ...pipeline }));
+    } catch {
+      worker = undefined; // a second connection of the same peer: its first one keeps the record
+    }
+    worker?.setHandlers({
+      onCompletion: (request, status) => worker!.record({ kind: "request", request, status }),
+      onError: (request, status, error) => {
+        worker!.record({ kind: "request", request, status, errors: toTezosError(error).toJson() });
+        return "continue";
+      },
+    });
+    const v = new PeerValidator(peer, {
       chain: this.o.chain,
       validator: this.o.validator,
       requester: this.o.requester,
       log: this.o.log ?? (() => {}),
-      onValidated: (p, b) => this.o.onPeerHead?.(b.header.timestamp, p.peerId),
+      ...(worker === undefined ? {} : { worker }),
+      onValidated: (p, b, headBefore) => {
+        this.o.onPeerHead?.(b.header.timestamp, p.peerId);
+        this.processed(b, headBefore);
+      },
     });
+    pipeline = v.pipeline;
+    return v;
+  }
+
+  /** The chain validator's request for a block a peer validator stored: what it did to the head (`headBefore`). */
+  private processed(b: Block, headBefore: string): void {
+    const w = this.o.workers?.chainValidator;
+    if (w === undefined || !w.alive) return;
+    const outcome: ChainUpdate = this.o.chain.head.hash !== b.hash ? "ignored" : b.header.predecessor === headBefore ? "increment" : "branch";
+    void w.push({ kind: "hash", hash: b.hash }, async () => outcome).catch(() => {});
   }
 
   private async followHeads(): Promise<void> {

@@ -28,6 +28,8 @@ import type { Block, Chain } from "./chain.ts";
 import { hashOperation, operationsHashOf } from "./operations.ts";
 import type { BlockValidator } from "./validator.ts";
 import { type FetchedHeader, fetchedHeader, type Requester } from "./distributed-db/requester.ts";
+import type { Worker } from "./worker.ts";
+import type { PeerValidatorEvent, PeerValidatorRequest } from "./worker-states.ts";
 
 /** How many headers are asked at once while bootstrapping, and how many blocks' operations ahead. */
 export const HEADERS_IN_FLIGHT = 64;
@@ -40,8 +42,10 @@ export interface PeerValidatorContext {
   readonly requester: Requester;
   /** One line for the operator (a peer greylisted, a branch dropped). */
   readonly log: (line: string) => void;
-  /** A block from this peer was validated and stored. */
-  readonly onValidated?: (peer: PeerLink, block: Block) => void;
+  /** A block from this peer was validated and stored; the head was `headBefore` before it. */
+  readonly onValidated?: (peer: PeerLink, block: Block, headBefore: string) => void;
+  /** The peer validator's record for `/workers` (each target reached is one of its requests). */
+  readonly worker?: Worker<PeerValidatorRequest, PeerValidatorEvent>;
 }
 
 interface Target {
@@ -62,6 +66,8 @@ export class PeerValidator {
   private closed = false;
   /** The last head the peer showed. */
   lastAdvertisedHead: string | undefined;
+  /** Headers fetched and blocks whose operations are fetched, not validated yet (Octez's bootstrap pipeline). */
+  readonly pipeline: { fetched_headers: number; fetched_blocks: number } = { fetched_headers: 0, fetched_blocks: 0 };
 
   constructor(peer: PeerLink, ctx: PeerValidatorContext) {
     this.peer = peer;
@@ -103,7 +109,12 @@ export class PeerValidator {
       const t = this.target;
       this.target = undefined;
       try {
-        await this.reach(t);
+        const w = this.ctx.worker;
+        if (w === undefined || !w.alive) await this.reach(t);
+        else {
+          const request: PeerValidatorRequest = t.history === undefined ? { kind: "new_head", block: t.head.hash } : { kind: "new_branch", block: t.head.hash, locators: t.history.length };
+          await w.treat(w.pushed(request), () => this.reach(t));
+        }
       } catch (e) {
         if (e instanceof Misbehaviour) {
           this.closed = true;
@@ -152,6 +163,7 @@ export class PeerValidator {
     };
     await Promise.all(Array.from({ length: Math.min(HEADERS_IN_FLIGHT, gap) }, worker));
     if (this.closed) return [];
+    this.pipeline.fetched_headers = gap + 1;
     const newestFirst = [head, ...below];
     for (let i = 0; i < newestFirst.length; i++) {
       const h = newestFirst[i]!;
@@ -177,14 +189,17 @@ export class PeerValidator {
     for (let i = 0; i < headers.length && !this.closed; i++) {
       for (let j = i; j < Math.min(headers.length, i + BLOCKS_AHEAD); j++) fetch(j);
       const h = headers[i]!;
+      this.pipeline.fetched_headers = Math.max(0, headers.length - i - 1);
       if (chain.block(h.hash) !== undefined) continue;
       const lists = (await ops[i]!).map((pass) => pass.map((op) => encodeBinary(rawOperation, op)));
       ops[i] = undefined;
+      this.pipeline.fetched_blocks = ops.filter((o) => o !== undefined).length;
       if (operationsHashOf(lists.map((pass) => pass.map(hashOperation))) !== h.header.operations_hash) {
         throw new Misbehaviour(`the operations it sent for ${h.hash} do not match its header`);
       }
+      const headBefore = chain.head.hash;
       try {
-        await validator.inject(h.bytes, lists, { force: true });
+        await validator.inject(h.bytes, lists, { force: true, peer: this.peer.peerId });
       } catch (e) {
         if (e instanceof TezosError) throw new Misbehaviour(`its block ${h.hash} is invalid (${e.trace[0]?.id ?? "error"})`);
         throw e;
@@ -192,7 +207,7 @@ export class PeerValidator {
       const b = chain.block(h.hash);
       if (b === undefined) continue;
       this.peer.metadata.valid_blocks++;
-      this.ctx.onValidated?.(this.peer, b);
+      this.ctx.onValidated?.(this.peer, b, headBefore);
     }
   }
 }

@@ -18,6 +18,22 @@ import type { ChainMessage } from "../../lib/p2p/encoding/chain-messages.ts";
 import type { ChainMessageHandler, P2pPool, PeerLink } from "../../lib/p2p/pool/api.ts";
 import { fetchedHeader } from "../../lib/shell/distributed-db/requester.ts";
 import { closeAll, startPool, type TestPool, until } from "../p2p/pool-support.ts";
+import { OpenApi } from "../support/openapi.ts";
+import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
+import { withFloatTimespans } from "../conformance/octez-schemas.ts";
+
+const api = OpenApi.load(new URL("../vectors/octez/rpc-openapi.json", import.meta.url));
+const FORMATS = {
+  ...OCTEZ_FORMATS,
+  "timestamp.system": (v: unknown) => (typeof v === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-00:00$/.test(v) ? undefined : `${JSON.stringify(v)}: not a system time`),
+};
+
+/** A `/workers` answer, validated against the file (Octez's floats as numbers). */
+async function worker(node: TezosNode, path: string): Promise<any> {
+  const json = await call(node, "GET", path);
+  api.assertValid(json, withFloatTimespans(api, api.template(path)!), `GET ${path}`, { formats: FORMATS });
+  return json;
+}
 
 const BOOTSTRAP = ["tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx", "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN"] as const;
 
@@ -109,6 +125,17 @@ test("a follower takes the chain from genesis, follows new heads, and operations
     for (const level of [1, 2, 3, 17, top.level]) {
       assert.is(await call(B, "GET", `/chains/main/blocks/${level}/hash`), await call(A, "GET", `/chains/main/blocks/${level}/hash`), `block ${level}`);
     }
+    // the workers: the peer's validator with the branch it validated, the chain validator's
+    // processed blocks, the distributed DB's counts
+    const peerWorker = await worker(B, `/workers/chain_validators/main/peers_validators/${a.identity.peerId}`);
+    const requests = peerWorker.backlog.flatMap((l: { events: any[] }) => l.events).filter((e: any) => e.request !== undefined);
+    assert.equal(requests.map((e: any) => [e.request.request, e.request.block]), [["new_branch", top.hash]]);
+    assert.equal((await worker(B, "/workers/chain_validators/main/peers_validators")).map((p: { peer_id: string }) => p.peer_id), [a.identity.peerId]);
+    const processed = (await worker(B, "/workers/chain_validators/main")).backlog.flatMap((l: { events: any[] }) => l.events).filter((e: any) => e.processed_block !== undefined);
+    assert.equal(processed.at(-1).processed_block.request.hash, top.hash);
+    assert.ok(processed.every((e: any) => e.processed_block.outcome === "increment"));
+    const ddb = await worker(B, "/workers/chain_validators/main/ddb");
+    assert.equal([ddb.active_connections, ddb.active_peers, ddb.block_header_db.table_length], [1, 1, 0]);
     // a new head is advertised and followed
     await call(A, "POST", "/sandbox/bake");
     const next = await head(A);

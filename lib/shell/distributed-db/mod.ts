@@ -17,6 +17,7 @@ import { ChainValidator } from "../chain-validator.ts";
 import type { Prevalidator } from "../prevalidator.ts";
 import type { ProtocolRegistry } from "../protocols.ts";
 import type { BlockValidator } from "../validator.ts";
+import type { NodeWorkers } from "../workers-view.ts";
 import { ChainResponder } from "./responder.ts";
 import { Requester, type RequesterTimeouts } from "./requester.ts";
 import { advertisedMempool, propagatedOperation, storedProtocol } from "./sources.ts";
@@ -72,6 +73,8 @@ export function joinNetwork(node: {
   readonly onPeerHead?: (timestamp: number, peerId: string) => void;
   readonly timeouts?: Partial<RequesterTimeouts>;
   readonly log?: (line: string) => void;
+  /** The records `/workers` reads (the chain validator's, the peer validators', the distributed DB's counts). */
+  readonly workers?: NodeWorkers;
 }): NodeNetwork {
   const { chain, prevalidator, pool } = node;
   const requester = new Requester(node.timeouts);
@@ -98,6 +101,7 @@ export function joinNetwork(node: {
     mempool,
     ...(node.onPeerHead === undefined ? {} : { onPeerHead: node.onPeerHead }),
     ...(node.log === undefined ? {} : { log: node.log }),
+    ...(node.workers === undefined ? {} : { workers: node.workers }),
   });
   validator = chainValidator;
   pool.setChainMessageHandler(responder.handler);
