@@ -957,8 +957,12 @@ function watchProcess(): { stop(): { stderr: string[]; crashes: string[] } } {
   };
 }
 
-/** Streamed answers (Octez's monitors and logs): only their first chunk is read, within a short time. */
-const STREAMING = /\/monitor|\/log(\?|$)|[?&]monitor(=|&|$)/;
+/**
+ * Streamed answers (Octez's monitors and logs, and the early layout's `/bootstrapped`, which is
+ * `/monitor/bootstrapped`: it waits as long as the node is not bootstrapped, as after a fuzzed
+ * `PATCH /chains/main {"bootstrapped": false}`): only their first chunk is read, within a short time.
+ */
+const STREAMING = /\/monitor|\/log(\?|$)|[?&]monitor(=|&|$)|^https?:\/\/[^/]+\/bootstrapped(\?|$)/;
 
 /** A stack trace's lines, or the node's one-line report of an exception that was not a Tezos error. */
 const STACK_OR_INTERNAL = /\n\s+at \S|^RPC internal error/m;
