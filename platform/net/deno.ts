@@ -3,7 +3,8 @@
  * `conn.read` into a 64 KiB buffer that runs while the readable wants data; a write loops over
  * `conn.write` (which may take part of a chunk) until the system took every byte. `timeoutMs`
  * aborts the attempt through `Deno.connect`'s `signal`. Connections are accepted only as the
- * listener's consumer asks for them (until then they wait in the system's backlog).
+ * listener's consumer asks for them (until then they wait in the system's backlog). Nagle's
+ * algorithm is off (`setNoDelay`), as on Node (see `node.ts`); Bun's sockets have it off already.
  *
  * `localHost` is ignored (`bindsLocalAddress` is false): `Deno.ConnectOptions` has no local
  * address or port (only `hostname`, `port`, `transport`, `signal` and the Happy Eyeballs
@@ -19,6 +20,7 @@ interface DenoConn {
   write(data: Uint8Array): Promise<number>;
   closeWrite(): Promise<void>;
   close(): void;
+  setNoDelay(noDelay?: boolean): void;
   readonly localAddr: { hostname: string; port: number };
   readonly remoteAddr: { hostname: string; port: number };
 }
@@ -39,6 +41,7 @@ const deno = () => (globalThis as unknown as { Deno: DenoNet }).Deno;
 const READ_SIZE = 64 * 1024;
 
 function wrap(conn: DenoConn): Connection {
+  conn.setNoDelay(true);
   let paused = true;
   let reading = false;
   let gone = false;

@@ -3,7 +3,9 @@
  * (`allowHalfOpen`) so that `connection.ts` decides when a connection ends; reads pause and
  * resume with the readable's queue; a write resolves in `socket.write`'s callback, once Node
  * handed the bytes to the system. `connect` binds `localHost` (`localAddress`) and gives up after
- * `timeoutMs` by destroying the socket.
+ * `timeoutMs` by destroying the socket. Nagle's algorithm is off (`setNoDelay`): the P2P layer
+ * writes each message as it is sent, and an answer of several small messages (the passes of
+ * `Operations_for_blocks`) otherwise waits for the peer's delayed ACK, 40 ms on Linux, at every hop.
  * @module
  */
 import * as net from "node:net";
@@ -11,6 +13,7 @@ import type { Connection, ConnectOptions, Endpoint, Listener, Transport } from "
 import { ConnectionQueue, endpoint, netError, timeoutError, wrapSocket } from "./connection.ts";
 
 function wrap(socket: net.Socket): Connection {
+  socket.setNoDelay(true);
   const { connection, events } = wrapSocket(
     {
       resume: () => socket.resume(),
