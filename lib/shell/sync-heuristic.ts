@@ -271,6 +271,28 @@ class Heuristic implements SyncHeuristic {
   }
 }
 
+/** What Octez's chain validator logs of its heuristic (`Chain_validator_worker_state.Event`). */
+export type SyncEvent = { readonly kind: "bootstrapped" } | { readonly kind: "sync_status"; readonly sync_status: SyncStatus };
+
+/**
+ * Tells `record` what Octez's chain validator logs of `sync`: at once, `bootstrapped` if it is, then
+ * the status (as Octez's activation does); then `sync_status` at each change of the status and
+ * `bootstrapped` each time the flag is set, in that order. Returns the function that stops it.
+ */
+export function reportSyncEvents(sync: SyncHeuristic, record: (event: SyncEvent) => void): () => void {
+  let status = sync.status();
+  let bootstrapped = sync.isBootstrapped();
+  if (bootstrapped) record({ kind: "bootstrapped" });
+  record({ kind: "sync_status", sync_status: status });
+  return sync.onChange((state) => {
+    // as Octez's update: the status change first, then the flag
+    if (state.status !== status) record({ kind: "sync_status", sync_status: state.status });
+    if (state.bootstrapped && !bootstrapped) record({ kind: "bootstrapped" });
+    status = state.status;
+    bootstrapped = state.bootstrapped;
+  });
+}
+
 /** A synchronisation heuristic, activated: with a threshold of 0 it is bootstrapped at once. */
 export function createSyncHeuristic(options: SyncHeuristicOptions): SyncHeuristic {
   return new Heuristic(options);

@@ -6,7 +6,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createSyncHeuristic, type SyncState, type SyncStatus } from "../../lib/shell/sync-heuristic.ts";
+import { createSyncHeuristic, reportSyncEvents, type SyncEvent, type SyncState, type SyncStatus } from "../../lib/shell/sync-heuristic.ts";
 
 const NOW_S = 1_600_000_000;
 const now = () => NOW_S * 1000 + 999; // the heuristic works in whole seconds, as Octez's protocol time
@@ -227,6 +227,30 @@ test("a listener's error does not stop the update nor the other listeners; unsub
   off();
   sync.forceBootstrapped(false);
   assert.equal(told, ["synced"]);
+});
+
+test("the chain validator's log: activation, then each status change before the flag it sets, as Octez's Bootstrapping", () => {
+  const events: SyncEvent[] = [];
+  const sync = createSyncHeuristic({ threshold: 2, latency: 120, now });
+  const stop = reportSyncEvents(sync, (e) => events.push(e));
+  assert.equal(events, [{ kind: "sync_status", sync_status: "unsynced" }]);
+  sync.update({ timestamp: NOW_S - 240, peerId: "a" });
+  assert.is(events.length, 1, "no change, nothing logged");
+  sync.update({ timestamp: NOW_S - 240, peerId: "b" });
+  sync.update({ timestamp: NOW_S, peerId: "a" });
+  sync.update({ timestamp: NOW_S, peerId: "b" });
+  assert.equal(events.slice(1), [
+    { kind: "sync_status", sync_status: "stuck" },
+    { kind: "bootstrapped" },
+    { kind: "sync_status", sync_status: "unsynced" },
+    { kind: "sync_status", sync_status: "synced" },
+  ]);
+  stop();
+  sync.forceBootstrapped(false);
+  assert.is(events.length, 5, "stopped");
+  const zero: SyncEvent[] = [];
+  reportSyncEvents(createSyncHeuristic({ threshold: 0, latency: 120, now }), (e) => zero.push(e));
+  assert.equal(zero, [{ kind: "bootstrapped" }, { kind: "sync_status", sync_status: "synced" }], "Octez's activation order");
 });
 
 test("bad candidates and options are refused and change nothing", () => {
