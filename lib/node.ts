@@ -34,7 +34,7 @@ import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
-import { createSyncHeuristic, syncLimits } from "./shell/sync-heuristic.ts";
+import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -204,6 +204,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     blockValidator: validator.worker,
     prevalidator: prevalidator.worker,
   });
+  // the chain validator's record tells the synchronisation status and the bootstrapping, as Octez's
+  const stopSyncEvents = reportSyncEvents(sync, (e) => workers.chainValidator.record(e));
   const shell = { chain, protocols, genesis, validator, workers, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
   const p2p = options.p2p;
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
@@ -228,6 +230,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       if (closed) return;
       closed = true;
       network?.close();
+      stopSyncEvents();
       await p2p?.close();
       await baker?.stop();
       await prevalidator.stop();

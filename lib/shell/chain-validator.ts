@@ -19,7 +19,7 @@ import type { PeerLink } from "../p2p/pool/api.ts";
 import type { Block, Chain } from "./chain.ts";
 import type { Prevalidator } from "./prevalidator.ts";
 import type { BlockValidator } from "./validator.ts";
-import type { Requester } from "./distributed-db/requester.ts";
+import { fetchedHeader, type Requester } from "./distributed-db/requester.ts";
 import { PeerValidator } from "./peer-validator.ts";
 import type { NodeWorkers } from "./workers-view.ts";
 import type { ChainUpdate } from "./worker-states.ts";
@@ -124,15 +124,23 @@ export class ChainValidator {
 
   /** A branch a peer advertised (or sent in answer). */
   branch(from: PeerLink, locator: BlockLocator): void {
-    this.o.onPeerHead?.(locator.current_head.timestamp, from.peerId);
+    this.knownHead(from, locator.current_head);
     this.validatorOf(from)?.notifyBranch(locator.current_head, locator.history);
   }
 
   /** A head a peer advertised, with its mempool. */
   head(from: PeerLink, header: RawBlockHeader, mempool: Mempool): void {
-    this.o.onPeerHead?.(header.timestamp, from.peerId);
+    this.knownHead(from, header);
     this.validatorOf(from)?.notifyHead(header);
     void this.fetchMempool(from, mempool);
+  }
+
+  /**
+   * A head a peer shows counts for the synchronisation heuristic only when the node holds it as
+   * valid already (Octez's chain validator); the others count once validated.
+   */
+  private knownHead(from: PeerLink, header: RawBlockHeader): void {
+    if (this.o.onPeerHead !== undefined && this.o.chain.block(fetchedHeader(header).hash) !== undefined) this.o.onPeerHead(header.timestamp, from.peerId);
   }
 
   /** The mempool changed: advertise it soon (changes close together make one advertisement). */

@@ -241,11 +241,12 @@ export const chainValidatorEvent: Codec<ChainValidatorEvent> = union<ChainValida
     (e) => (e.kind === "could_not_switch_testchain" ? { could_not_switch_testchain: [...e.errors] } : undefined),
     (p) => ({ kind: "could_not_switch_testchain", errors: (p as { could_not_switch_testchain: Json[] }).could_not_switch_testchain }),
   ),
-  tagged<ChainValidatorEvent, { bootstrapped: undefined }>(
+  tagged<ChainValidatorEvent, { bootstrapped: Record<string, never> }>(
     2,
     "Bootstrapped",
-    obj(req("bootstrapped", unit)),
-    (e) => (e.kind === "bootstrapped" ? { bootstrapped: undefined } : undefined),
+    // Octez's `{"bootstrapped": {}}`: the unit as a present value (an absent one is a missing field)
+    obj(req("bootstrapped", conv((_: Record<string, never>) => undefined, () => ({}), unit))),
+    (e) => (e.kind === "bootstrapped" ? { bootstrapped: {} } : undefined),
     () => ({ kind: "bootstrapped" }),
   ),
   tagged<ChainValidatorEvent, SyncStatus>(3, "Sync_status", syncStatus, (e) => (e.kind === "sync_status" ? e.sync_status : undefined), (s) => ({ kind: "sync_status", sync_status: s })),
