@@ -12,7 +12,7 @@
 import { writeSync } from "node:fs";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { collectServices, type FuzzNode, type FuzzRequest, openFuzzNode, runFuzz, settledHeapUsed, showRequest, templateText } from "../support/fuzz.ts";
+import { collectGarbage, collectServices, type FuzzNode, type FuzzRequest, openFuzzNode, runFuzz, settledHeapUsed, showRequest, templateText } from "../support/fuzz.ts";
 
 const REQUESTS = Number(process.env["FUZZ_REQUESTS"] ?? 3000);
 const SEED = process.env["FUZZ_SEED"] !== undefined ? Number(process.env["FUZZ_SEED"]) : Math.floor(Math.random() * 2 ** 31);
@@ -57,7 +57,10 @@ fuzz(`every service of /describe answers bad requests as Octez (seed ${SEED})`, 
   const head = await f.node.fetch(new Request("http://localhost/chains/main/blocks/head/hash"));
   assert.is(head.status, 200);
   assert.match(await head.text(), /^"B[1-9A-HJ-NP-Za-km-z]{50}"\n$/);
-  assert.ok(after - before < HEAP_BOUND, `heap grew by ${((after - before) / 2 ** 20).toFixed(1)} MiB`);
+  // the heap is compared only where a collection can be forced (Deno needs --v8-flags=--expose-gc,
+  // as .ci/run and the README give it); without one it measures garbage, not what the node keeps
+  if (await collectGarbage()) assert.ok(after - before < HEAP_BOUND, `heap grew by ${((after - before) / 2 ** 20).toFixed(1)} MiB`);
+  else console.log("  Notice: no garbage collection can be forced in this runtime: the heap is not compared.");
   void templateText;
 });
 
