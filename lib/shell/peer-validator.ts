@@ -8,9 +8,12 @@
  * - A head on an unknown predecessor, shown without a branch (`Current_head`): the peer is asked
  *   for its branch (`Get_current_branch`), and its locator goes the next way.
  * - A branch (`Current_branch`): the first block of the locator's history the node knows is the
- *   anchor; the headers between it and the head come by `Get_predecessor_header` (many at once,
- *   each linked to the next by its hash), then the blocks are validated in order, the operations
- *   of the next ones fetched meanwhile.
+ *   anchor; the headers between it and the head come by `Get_predecessor_header`, a window of
+ *   {@link HEADERS_PER_WINDOW} at a time from the anchor up (many requests at once, each header
+ *   linked to the one below it by its hash), and the blocks of a window are validated in order,
+ *   the operations of the next ones and the next window's headers fetched meanwhile. So a long
+ *   branch holds at most two windows of headers (a peer cannot fill the node's memory with a
+ *   made-up branch before its first block is validated) and validation starts after one window.
  *
  * A peer that sends an invalid block, a header that does not link, or operations that do not
  * match their header is greylisted (its connection closes) and the rest of its branch dropped;
@@ -34,6 +37,8 @@ import type { PeerValidatorEvent, PeerValidatorRequest } from "./worker-states.t
 /** How many headers are asked at once while bootstrapping, and how many blocks' operations ahead. */
 export const HEADERS_IN_FLIGHT = 64;
 export const BLOCKS_AHEAD = 16;
+/** Headers of a branch fetched and checked together; the next window is fetched while one is validated. */
+export const HEADERS_PER_WINDOW = 256;
 
 /** What a peer validator uses of the node. */
 export interface PeerValidatorContext {
@@ -146,54 +151,80 @@ export class PeerValidator {
     const anchor = t.history.map((h) => chain.block(h)).find((b) => b !== undefined);
     if (anchor === undefined) return; // nothing in common down to its caboose: another chain
     if (anchor.header.level >= head.header.level) throw new Misbehaviour(`its locator's history holds ${anchor.hash} at level ${anchor.header.level}, not below its head`);
-    const headers = await this.headersDownTo(head, anchor);
-    await this.validate(headers);
+    await this.validateBranch(head, anchor);
   }
 
-  /** The headers from `head` down to the one above `anchor`, checked to link, oldest first. */
-  private async headersDownTo(head: FetchedHeader, anchor: Block): Promise<FetchedHeader[]> {
-    const gap = head.header.level - anchor.header.level - 1;
-    const below: FetchedHeader[] = new Array(gap);
-    let next = 1;
+  /**
+   * Validates the blocks from the one above `anchor` up to `head`, a window of headers at a time
+   * (oldest first), the next window fetched while one is validated. Each header must link to the
+   * one below it (its predecessor's hash, the level above); the blocks of the windows below a
+   * header that does not are kept, being valid.
+   */
+  private async validateBranch(head: FetchedHeader, anchor: Block): Promise<void> {
+    const top = head.header.level - anchor.header.level - 1; // the offset of the oldest header below the head
+    const window = (from: number) => {
+      const w = this.window(head, from, Math.min(HEADERS_PER_WINDOW, from + 1));
+      w.catch(() => {}); // awaited in turn below
+      return w;
+    };
+    let below = { hash: anchor.hash, level: anchor.header.level };
+    let next: Promise<FetchedHeader[]> | undefined = window(top);
+    let left = top + 1; // headers still to fetch and validate, the head included
+    while (next !== undefined && !this.closed) {
+      const headers = await next;
+      left -= headers.length;
+      next = left > 0 ? window(left - 1) : undefined;
+      for (const h of headers) {
+        if (h.header.predecessor !== below.hash || h.header.level !== below.level + 1) {
+          throw new Misbehaviour(`its header ${head.header.level - h.header.level} below ${head.hash} does not link to the one below it`);
+        }
+        below = { hash: h.hash, level: h.header.level };
+      }
+      await this.validate(headers);
+    }
+  }
+
+  /** The headers at offsets `from` down to `from - count + 1` below `head` (offset 0: the head itself), oldest first. */
+  private async window(head: FetchedHeader, from: number, count: number): Promise<FetchedHeader[]> {
+    const out: FetchedHeader[] = new Array(count);
+    let i = 0;
     const worker = async () => {
-      while (next <= gap && !this.closed) {
-        const offset = next++;
-        below[offset - 1] = await this.ctx.requester.predecessorHeader(this.peer, head.hash, offset);
+      while (i < count && !this.closed) {
+        const at = i++;
+        const offset = from - at;
+        out[at] = offset === 0 ? head : await this.ctx.requester.predecessorHeader(this.peer, head.hash, offset);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(HEADERS_IN_FLIGHT, gap) }, worker));
-    if (this.closed) return [];
-    this.pipeline.fetched_headers = gap + 1;
-    const newestFirst = [head, ...below];
-    for (let i = 0; i < newestFirst.length; i++) {
-      const h = newestFirst[i]!;
-      const parent = i + 1 < newestFirst.length ? newestFirst[i + 1]!.hash : anchor.hash;
-      if (h.header.predecessor !== parent || h.header.level !== head.header.level - i) {
-        throw new Misbehaviour(`its header ${i} below ${head.hash} does not link to the next`);
-      }
-    }
-    return newestFirst.reverse();
+    await Promise.all(Array.from({ length: Math.min(HEADERS_IN_FLIGHT, count) }, worker));
+    return this.closed ? [] : out;
   }
 
   /** Validates `headers` in order (oldest first), fetching the operations of the next ones meanwhile. */
   private async validate(headers: readonly FetchedHeader[]): Promise<void> {
     const { chain, validator, requester } = this.ctx;
     const ops: (Promise<RawOperation[][]> | undefined)[] = new Array(headers.length);
+    let fetching = 0;
     const fetch = (i: number) => {
       const h = headers[i];
       if (h === undefined || ops[i] !== undefined || chain.block(h.hash) !== undefined) return;
       const passes = h.header.validation_pass;
       ops[i] = passes === 0 ? Promise.resolve([]) : requester.blockOperations(this.peer, h.hash, passes);
       ops[i]!.catch(() => {}); // awaited in turn below
+      fetching++;
     };
     for (let i = 0; i < headers.length && !this.closed; i++) {
       for (let j = i; j < Math.min(headers.length, i + BLOCKS_AHEAD); j++) fetch(j);
       const h = headers[i]!;
-      this.pipeline.fetched_headers = Math.max(0, headers.length - i - 1);
-      if (chain.block(h.hash) !== undefined) continue;
+      this.pipeline.fetched_headers = headers.length - i - 1;
+      if (chain.block(h.hash) !== undefined) {
+        // known already (another peer's validator may have taken it meanwhile)
+        if (ops[i] !== undefined) fetching--;
+        ops[i] = undefined;
+        continue;
+      }
       const lists = (await ops[i]!).map((pass) => pass.map((op) => encodeBinary(rawOperation, op)));
       ops[i] = undefined;
-      this.pipeline.fetched_blocks = ops.filter((o) => o !== undefined).length;
+      this.pipeline.fetched_blocks = --fetching;
       if (operationsHashOf(lists.map((pass) => pass.map(hashOperation))) !== h.header.operations_hash) {
         throw new Misbehaviour(`the operations it sent for ${h.hash} do not match its header`);
       }
