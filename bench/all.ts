@@ -6,7 +6,9 @@
  * the Michelson interpreter and big map calls (`michelson.ts`), then the context store
  * (`context.ts`, when present), the `interval:1` baker's cadence under 1 000 readers of the head
  * (`readers.ts`, a node process, about 45 s), the P2P layer's handshakes, channel throughput and
- * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s). The load bench (`load.ts`, a node process under transfers for
+ * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s), a node taking 1 000 blocks
+ * from a peer beside its own validation of them and a block's latency over two hops (`sync.ts`,
+ * about 55 s). The load bench (`load.ts`, a node process under transfers for
  * about a minute per mode) and the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) are
  * not part of the default run: ask for them by name.
  *
@@ -21,6 +23,7 @@
  * npm run bench -- operations
  * npm run bench -- context
  * npm run bench -- p2p [--only]
+ * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
  * ```
  *
@@ -81,6 +84,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "P2P",
     inDefaultRun: true,
     run: async (args) => (await import("./p2p.ts")).benchP2p(args.includes("--only") ? { runtimes: [(await import("../platform/current.ts")).runtimeName()] } : {}),
+  },
+  sync: {
+    title: "Synchronisation",
+    inDefaultRun: true,
+    run: async (args) => (await import("./sync.ts")).runSyncCli(args),
   },
 };
 
