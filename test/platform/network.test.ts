@@ -20,7 +20,8 @@
  *    A unbans it, B reconnects (`PUT /network/points/<A>`) and catches up, and C with it;
  * 5. A and D ban each other, A bakes 2 blocks and D 4 on their own branches (B and C follow A);
  *    unbanned and reconnected, all four nodes settle on D's longer branch (fitness grows by one
- *    per block).
+ *    per block); apart again, one block each: joined, each keeps its own head for a while (equal
+ *    fitness never switches), until A's branch grows and all four take it.
  * The nodes' `/network/*` answers are validated against `rpc-openapi.json` along the way, and each
  * node exits 0 on SIGTERM at the end. Every wait is bounded and names what it waited for.
  */
