@@ -211,7 +211,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
   const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
-  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, workers, onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
+  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const directory = nodeDirectory(shell, p2p)
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));

@@ -5,7 +5,8 @@
  * - Each new connection is asked for its branch (`Get_current_branch`, as Octez's `P2p_reader.run`)
  *   and gets a {@link PeerValidator}, which brings the node to the best head that peer shows.
  * - Each new head of the node is advertised to the peers for which the chain is active
- *   (`Current_head` with the mempool), and so is each change of the mempool, coalesced.
+ *   (`Current_head` with the mempool) once the node is bootstrapped, and so is each change of
+ *   the mempool, coalesced.
  * - Operations of a peer's advertised mempool that the node does not know are fetched
  *   (`Get_operations`) and given to the prevalidator as arrived operations, which classifies them
  *   as it does injected ones; so an operation injected at any node reaches every mempool.
@@ -40,6 +41,8 @@ export interface ChainValidatorOptions {
   readonly isActive: (peer: PeerLink) => boolean;
   /** The mempool the node advertises. */
   readonly mempool: () => Mempool;
+  /** Whether the node is bootstrapped: until then its new heads are not advertised (Octez's `broadcast_head`); always when absent. */
+  readonly isBootstrapped?: () => boolean;
   /** A head a peer showed, or a block of a peer validated: its timestamp in seconds, and the peer. */
   readonly onPeerHead?: (timestamp: number, peerId: string) => void;
   /**
@@ -214,7 +217,9 @@ export class ChainValidator {
   }
 
   private async followHeads(): Promise<void> {
-    for await (const head of this.o.chain.heads.subscribe([], this.stop.signal)) this.advertise(head);
+    for await (const head of this.o.chain.heads.subscribe([], this.stop.signal)) {
+      if (this.o.isBootstrapped?.() !== false) this.advertise(head);
+    }
   }
 
   /** `Current_head` with the mempool to every peer for which the chain is active. */

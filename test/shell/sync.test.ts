@@ -159,6 +159,32 @@ test("a follower takes the chain from genesis, follows new heads, and operations
   }
 });
 
+test("a node not bootstrapped yet does not advertise its heads (Octez's broadcast_head); once bootstrapped it does", async () => {
+  const [a, b] = [await startPool(81), await startPool(82)];
+  // A waits for five peers to be bootstrapped: with one, never on its own
+  const A = await createNode({ bake: { mode: "manual" }, p2p: a.pool, synchronisationThreshold: 5 });
+  const B = await createNode({ bake: { mode: "manual" }, activate: false, p2p: b.pool });
+  try {
+    await call(A, "POST", "/sandbox/bake?count=2");
+    await b.pool.connect(a.point);
+    const first = await head(A);
+    await eventually("the follower at the head it asked for", async () => (await head(B)).hash === first.hash);
+    await call(A, "POST", "/sandbox/bake");
+    // the next head stays with A: B asks nothing more, A tells nothing (the ping shows the link is up)
+    await call(B, "GET", `/network/connections/${a.identity.peerId}`);
+    await call(A, "GET", "/chains/main/blocks/head/hash");
+    assert.is(Number((await call(A, "GET", `/network/peers/${b.identity.peerId}`)).peer_metadata.advertisements.sent.head), 0, "no head advertised");
+    assert.equal(await head(B), first);
+    await call(A, "PATCH", "/chains/main", { bootstrapped: true });
+    await call(A, "POST", "/sandbox/bake");
+    const top = await head(A);
+    await eventually("the follower at the advertised head", async () => (await head(B)).hash === top.hash);
+  } finally {
+    await A.close();
+    await B.close();
+  }
+});
+
 interface Lie {
   readonly name: string;
   /** Blocks the follower holds before the lie (0: it bootstraps through it). */

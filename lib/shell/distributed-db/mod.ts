@@ -69,6 +69,8 @@ export function joinNetwork(node: {
   readonly now?: () => number;
   /** How far in the future an advertised head may be, in seconds (Octez's 5 s when absent). */
   readonly maxFutureS?: number;
+  /** Whether the node is bootstrapped (its heads are advertised from then on); always when absent. */
+  readonly isBootstrapped?: () => boolean;
   /** Each head a peer shows, for the synchronisation heuristic (timestamp in seconds). */
   readonly onPeerHead?: (timestamp: number, peerId: string) => void;
   readonly timeouts?: Partial<RequesterTimeouts>;
@@ -100,6 +102,7 @@ export function joinNetwork(node: {
     isActive: (peer) => responder.isActive(peer, chain.chainId),
     mempool,
     ...(node.onPeerHead === undefined ? {} : { onPeerHead: node.onPeerHead }),
+    ...(node.isBootstrapped === undefined ? {} : { isBootstrapped: node.isBootstrapped }),
     ...(node.log === undefined ? {} : { log: node.log }),
     ...(node.workers === undefined ? {} : { workers: node.workers }),
   });
