@@ -10,7 +10,10 @@
  * - Operations of a peer's advertised mempool that the node does not know are fetched
  *   (`Get_operations`) and given to the prevalidator as arrived operations, which classifies them
  *   as it does injected ones; so an operation injected at any node reaches every mempool.
- * - Every head a peer shows is reported to the synchronisation heuristic (`onPeerHead`).
+ * - A head a peer shows that the node holds valid, and each block of a peer validated, are
+ *   reported to the synchronisation heuristic (`onPeerHead`).
+ * - `/workers` records (`workers`): the peer validators', the chain validator's processed blocks,
+ *   the distributed DB's counts.
  * @module
  */
 import type { RawBlockHeader } from "../encoding/block-header.ts";
