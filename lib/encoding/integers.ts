@@ -136,29 +136,37 @@ export const int64: Codec<bigint> = makeCodec<bigint>({
   schema: int64Schema,
 });
 
+/**
+ * A boolean codec: one byte, written 0x00 false / 0xff true; JSON boolean. `read` says what a
+ * byte means (the strict {@link bool}, or a reader that takes any non-zero byte as true).
+ */
+export function booleanCodec(read: (r: Reader) => boolean): Codec<boolean> {
+  return makeCodec<boolean>({
+    size: { kind: "fixed", size: 1 },
+    desc: { t: "leaf", layout: { kind: "Bool" } },
+    toJson(v) {
+      if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
+      return v;
+    },
+    fromJson(j) {
+      if (typeof j !== "boolean") throw jsonTypeError("a boolean", j);
+      return j;
+    },
+    write(out, v) {
+      if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
+      out.u8(v ? 0xff : 0x00);
+    },
+    read,
+    schema: () => ({ type: "boolean" }),
+  });
+}
+
 /** Boolean: one byte, 0x00 false, 0xff true (other bytes are rejected); JSON boolean. */
-export const bool: Codec<boolean> = makeCodec<boolean>({
-  size: { kind: "fixed", size: 1 },
-  desc: { t: "leaf", layout: { kind: "Bool" } },
-  toJson(v) {
-    if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
-    return v;
-  },
-  fromJson(j) {
-    if (typeof j !== "boolean") throw jsonTypeError("a boolean", j);
-    return j;
-  },
-  write(out, v) {
-    if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
-    out.u8(v ? 0xff : 0x00);
-  },
-  read(r) {
-    const b = r.u8();
-    if (b === 0xff) return true;
-    if (b === 0x00) return false;
-    throw new DecodeError(`Invalid boolean byte 0x${b.toString(16).padStart(2, "0")}`);
-  },
-  schema: () => ({ type: "boolean" }),
+export const bool: Codec<boolean> = booleanCodec((r) => {
+  const b = r.u8();
+  if (b === 0xff) return true;
+  if (b === 0x00) return false;
+  throw new DecodeError(`Invalid boolean byte 0x${b.toString(16).padStart(2, "0")}`);
 });
 
 /** IEEE-754 double, 8 bytes big-endian; JSON number. */

@@ -1,8 +1,8 @@
 /**
  * What the P2P layer needs of the network: TCP connections as byte streams, a listener and a
  * dialer. `lib/` never opens a socket itself; each runtime's `platform/net/<runtime>.ts` gives a
- * {@link Transport} (Node: `node:net`; Deno: `Deno.listen`/`Deno.connect`; Bun:
- * `Bun.listen`/`Bun.connect`). A browser has no sockets: the node runs without P2P there.
+ * {@link Transport} over that runtime's own TCP sockets (`platform/net/node.ts`, `deno.ts`,
+ * `bun.ts`). A browser has no sockets: the node runs without P2P there.
  *
  * @example
  * ```ts

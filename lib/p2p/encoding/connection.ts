@@ -23,7 +23,7 @@ import { fixedBytes, unistringSchema, utf8 } from "../../encoding/bytes.ts";
 import { conv, def } from "../../encoding/conv.ts";
 import { makeCodec, valueTypeError, jsonTypeError, type Codec } from "../../encoding/core.ts";
 import { dynamicSize } from "../../encoding/dynamic.ts";
-import { uint16 } from "../../encoding/integers.ts";
+import { booleanCodec, uint16 } from "../../encoding/integers.ts";
 import { obj, req } from "../../encoding/object.ts";
 
 /** A network version: what a node announces, and what two nodes agree on. */
@@ -173,24 +173,7 @@ export interface ConnectionMetadata {
  * A boolean as data-encoding reads it: 0x00 is false, any other byte true (`int8 <> 0`); written
  * as 0x00 / 0xff. (The shared `bool` codec refuses other bytes; Octez does not, here.)
  */
-const laxBool: Codec<boolean> = makeCodec<boolean>({
-  size: { kind: "fixed", size: 1 },
-  desc: { t: "leaf", layout: { kind: "Bool" } },
-  toJson(v) {
-    if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
-    return v;
-  },
-  fromJson(j) {
-    if (typeof j !== "boolean") throw jsonTypeError("a boolean", j);
-    return j;
-  },
-  write(out, v) {
-    if (typeof v !== "boolean") throw valueTypeError("a boolean", v);
-    out.u8(v ? 0xff : 0x00);
-  },
-  read: (r) => r.u8() !== 0,
-  schema: () => ({ type: "boolean" }),
-});
+const laxBool: Codec<boolean> = booleanCodec((r) => r.u8() !== 0);
 
 /** Codec of the connection metadata: two booleans, 2 bytes. */
 export const connectionMetadata: Codec<ConnectionMetadata> = obj(req("disable_mempool", laxBool), req("private_node", laxBool));
