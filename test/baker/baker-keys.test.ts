@@ -9,8 +9,8 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createBaker, type Timers } from "../../lib/baker/baker.ts";
-import type { BakedBlock } from "../../lib/baker/block.ts";
+import { createBaker } from "../../lib/baker/baker.ts";
+import { FakeTimers, next } from "./fake-timers.ts";
 import { BOOTSTRAP_NAMES, selectBootstrapKeys } from "../../lib/baker/keys.ts";
 import { levelFromRaw } from "../../lib/protocols/hangzhou/level.ts";
 import { bakingPriorities, endorsementRights } from "../../lib/protocols/hangzhou/rights.ts";
@@ -21,37 +21,6 @@ import { ACTIVATION_TIME, openSandbox, protoContextOf, type Sandbox } from "./sa
 const BOOTSTRAP1 = "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx";
 const BOOTSTRAP2 = "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN";
 const BOOTSTRAP3 = "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU";
-
-/** Timers that only fire when the test says so. */
-class FakeTimers implements Timers {
-  readonly pending = new Map<number, { fn: () => void; ms: number }>();
-  private nextId = 1;
-  private waiters: (() => void)[] = [];
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.set(id, { fn, ms });
-    for (const w of this.waiters.splice(0)) w();
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  async armed(): Promise<{ fn: () => void; ms: number }> {
-    while (this.pending.size === 0) await new Promise<void>((r) => this.waiters.push(r));
-    return [...this.pending.values()][0]!;
-  }
-  fire(): void {
-    const [id, t] = [...this.pending.entries()][0]!;
-    this.pending.delete(id);
-    t.fn();
-  }
-}
-
-async function next(sub: AsyncIterator<BakedBlock>): Promise<BakedBlock> {
-  const r = await sub.next();
-  if (r.done) throw new Error("the baked watcher ended");
-  return r.value;
-}
 
 /** The first priority at which `pkh` bakes the level after `block` (the rights on its context). */
 function firstPriority(sb: Sandbox, blockHash: string, pkh: string): number {

@@ -6,45 +6,12 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AUTO_MAX_LEAD_SECONDS, AUTO_START_LEVEL, createBaker, type Timers } from "../../lib/baker/baker.ts";
-import type { BakedBlock } from "../../lib/baker/block.ts";
+import { AUTO_MAX_LEAD_SECONDS, AUTO_START_LEVEL, createBaker } from "../../lib/baker/baker.ts";
+import { FakeTimers, next } from "./fake-timers.ts";
 import { bootstrapSecretKeys } from "../../lib/baker/keys.ts";
 import { ACTIVATION_TIME, openSandbox } from "./sandbox.ts";
 
 const now = () => ACTIVATION_TIME * 1000;
-
-/** Timers that only fire when the test says so. */
-class FakeTimers implements Timers {
-  readonly pending = new Map<number, { fn: () => void; ms: number }>();
-  private nextId = 1;
-  private waiters: (() => void)[] = [];
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.set(id, { fn, ms });
-    for (const w of this.waiters.splice(0)) w();
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  /** Resolves once a timer is pending. */
-  async armed(): Promise<{ fn: () => void; ms: number }> {
-    while (this.pending.size === 0) await new Promise<void>((r) => this.waiters.push(r));
-    return [...this.pending.values()][0]!;
-  }
-  /** Fires the pending timer. */
-  fire(): void {
-    const [id, t] = [...this.pending.entries()][0]!;
-    this.pending.delete(id);
-    t.fn();
-  }
-}
-
-async function next(sub: AsyncIterator<BakedBlock>): Promise<BakedBlock> {
-  const r = await sub.next();
-  if (r.done) throw new Error("the baked watcher ended");
-  return r.value;
-}
 
 test("auto mode bakes a fresh sandbox up to level 3 at start, then nothing until notified", async () => {
   const sb = await openSandbox();
