@@ -11,7 +11,7 @@ function base58(name: string, ...kinds: Base58Kind[]): (v: unknown) => string | 
   return (v) => (typeof v === "string" && kinds.some((k) => b58tryDecode(k, v) !== undefined) ? undefined : `${JSON.stringify(v)} is not a ${name} (Base58Check)`);
 }
 
-function decimal(name: string, re: RegExp): (v: unknown) => string | undefined {
+function matching(name: string, re: RegExp): (v: unknown) => string | undefined {
   return (v) => (typeof v === "string" && re.test(v) ? undefined : `${JSON.stringify(v)} is not ${name}`);
 }
 
@@ -37,8 +37,12 @@ export const OCTEZ_FORMATS: NonNullable<ValidateOptions["formats"]> = {
   script_expr: base58("script expression hash", B58.scriptExprHash),
   "011-PtHangz2.contract_id": base58("contract id", ...PKH, B58.contractHash),
   "Crypto_box.Public_key_hash": base58("crypto-box public key hash", B58.cryptoboxPublicKeyHash),
-  int64: decimal("a decimal int64", /^-?(0|[1-9][0-9]*)$/),
-  bignum: decimal("a decimal big number", /^-?(0|[1-9][0-9]*)$/),
-  positive_bignum: decimal("a positive decimal big number", /^(0|[1-9][0-9]*)$/),
-  "timestamp.protocol": decimal("an RFC 3339 timestamp or decimal seconds", new RegExp(`${RFC3339.source}|^-?(0|[1-9][0-9]*)$`)),
+  int64: matching("a decimal int64", /^-?(0|[1-9][0-9]*)$/),
+  bignum: matching("a decimal big number", /^-?(0|[1-9][0-9]*)$/),
+  positive_bignum: matching("a positive decimal big number", /^(0|[1-9][0-9]*)$/),
+  "timestamp.protocol": matching("an RFC 3339 timestamp or decimal seconds", new RegExp(`${RFC3339.source}|^-?(0|[1-9][0-9]*)$`)),
+  // Octez prints a system time with milliseconds and "-00:00" (Ptime's RFC 3339 for UTC)
+  "timestamp.system": matching("a system time as Octez prints it", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-00:00$/),
+  // P2p_addr: an IPv6 text (IPv4 addresses as IPv4-mapped IPv6)
+  p2p_address: matching("an IPv6 text", /^(?=.*:)[0-9a-f:.]+$/),
 };
