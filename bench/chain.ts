@@ -18,7 +18,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
+import { isMainModule } from "./cli.ts";
 import { createNode } from "../lib/node.ts";
 import { applyWrites, genesisContextWrites } from "../lib/protocols/genesis/context.ts";
 import { genesisProtocol } from "../lib/protocols/genesis/protocol.ts";
@@ -180,7 +180,7 @@ function printTable(rows: readonly ChainBenchRow[]): void {
   for (const c of cells) console.log(line(c));
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta)) {
   const arg = process.argv[2];
   await benchChain(arg === undefined ? {} : { blocks: Number(arg) });
 }

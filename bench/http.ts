@@ -36,7 +36,8 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { performance as perfHooks } from "node:perf_hooks";
 import process from "node:process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { isMainModule, runtimeBenchArgs } from "./cli.ts";
 import { createNode } from "../lib/node.ts";
 import { currentServe, runtimeName, type RuntimeName } from "../platform/current.ts";
 import type { FetchHandler, HttpServer, Serve } from "../platform/serve.ts";
@@ -377,25 +378,11 @@ function short(path: string): string {
   return path.replace("/chains/main/blocks/", "").replace(/(tz1|KT1)\w{33}/, "$1…");
 }
 
-const isMain =
-  (import.meta as { main?: boolean }).main === true ||
-  (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href);
-if (isMain) {
-  const args = process.argv.slice(2);
-  const flag = (name: string) => {
-    const i = args.indexOf(name);
-    if (i >= 0) args.splice(i, 1);
-    return i >= 0;
-  };
-  const json = flag("--json");
-  const only = flag("--only");
-  let options: HttpBenchOptions = {};
-  const o = args.indexOf("--options");
-  if (o >= 0) options = JSON.parse(args.splice(o, 2)[1]!) as HttpBenchOptions;
-  if (args.length > 0) options = { ...options, paths: args };
+if (isMainModule(import.meta)) {
+  const { json, only, options: given, rest } = runtimeBenchArgs<HttpBenchOptions>(process.argv.slice(2));
+  const options: HttpBenchOptions = rest.length > 0 ? { ...given, paths: rest } : given;
   if (json) {
     // Rows as the one line of stdout; the progress goes to stderr.
-    console.log = (...data: unknown[]) => console.error(...data);
     const rows = await benchHere(options);
     process.stdout.write(`${JSON.stringify(rows)}\n`);
   } else {

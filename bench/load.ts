@@ -71,7 +71,8 @@ import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { performance as perfHooks } from "node:perf_hooks";
 import process from "node:process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { isMainModule } from "./cli.ts";
 import { bootstrapSecretKeys } from "../lib/baker/keys.ts";
 import { blake2b256 } from "../lib/crypto/blake2b.ts";
 import {
@@ -1448,7 +1449,4 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, f: (item: T, i
   return out;
 }
 
-const isMain =
-  (import.meta as { main?: boolean }).main === true ||
-  (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href);
-if (isMain) await runLoadCli(process.argv.slice(2));
+if (isMainModule(import.meta)) await runLoadCli(process.argv.slice(2));

@@ -33,7 +33,8 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import process from "node:process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { isMainModule, runtimeBenchArgs } from "./cli.ts";
 import { xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
 import { x25519 } from "@noble/curves/ed25519.js";
 import { blake2bWasmReady } from "../lib/crypto/blake2b.ts";
@@ -395,24 +396,10 @@ function printTable(rows: readonly P2pBenchRow[]): void {
   console.log("(MB = 10^6 bytes; both sides of each handshake and both ends of each channel run in the one process measured)");
 }
 
-const isMain =
-  (import.meta as { main?: boolean }).main === true ||
-  (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href);
-if (isMain) {
-  const args = process.argv.slice(2);
-  const flag = (name: string) => {
-    const i = args.indexOf(name);
-    if (i >= 0) args.splice(i, 1);
-    return i >= 0;
-  };
-  const json = flag("--json");
-  const only = flag("--only");
-  let options: P2pBenchOptions = {};
-  const o = args.indexOf("--options");
-  if (o >= 0) options = JSON.parse(args.splice(o, 2)[1]!) as P2pBenchOptions;
+if (isMainModule(import.meta)) {
+  const { json, only, options } = runtimeBenchArgs<P2pBenchOptions>(process.argv.slice(2));
   if (json) {
     // The row as the one line of stdout; the progress goes to stderr.
-    console.log = (...data: unknown[]) => console.error(...data);
     process.stdout.write(`${JSON.stringify(await benchHere(options))}\n`);
   } else {
     await benchP2p(only ? { ...options, runtimes: [runtimeName()] } : options);

@@ -32,7 +32,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { isMainModule } from "./cli.ts";
 import { createNode, type TezosNode } from "../lib/node.ts";
 import { applyWrites, genesisContextWrites } from "../lib/protocols/genesis/context.ts";
 import { genesisProtocol } from "../lib/protocols/genesis/protocol.ts";
@@ -345,7 +346,7 @@ export async function runSyncCli(args: readonly string[]): Promise<SyncBenchResu
   return benchSync({ ...(blocks === undefined ? {} : { blocks: Number(blocks) }), ...(rounds === undefined ? {} : { rounds: Number(rounds) }) });
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta)) {
   await runSyncCli(process.argv.slice(2));
   process.exit(0);
 }
