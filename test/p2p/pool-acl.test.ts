@@ -5,14 +5,12 @@
  * message once connected, and a peer that stalls mid-handshake dropped after the authentication
  * timeout. On Deno every outgoing connection comes from 127.0.0.1, which the tests allow for.
  */
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { variableBytes } from "../../lib/encoding/bytes.ts";
 import { generateIdentity } from "../../lib/p2p/identity.ts";
 import { authenticate } from "../../lib/p2p/socket.ts";
 import {
   CHAIN,
-  closeAll,
   drainUntilClosed,
   eventsOf,
   firstBytes,
@@ -23,17 +21,10 @@ import {
   rejection,
   startPool,
   until,
-  watchEscapes,
+  poolSuite,
 } from "./pool-support.ts";
 
-const test = suite("P2P pool: access control");
-let escapes: ReturnType<typeof watchEscapes>;
-test.before(() => void (escapes = watchEscapes()));
-test.after.each(closeAll);
-test.after(() => {
-  escapes.stop();
-  assert.equal(escapes.escaped.map(String), [], "nothing escaped");
-});
+const test = poolSuite("P2P pool: access control");
 
 test("banning a point bans its address and its connected peers; open lifts it; trust", async () => {
   const a = await startPool(51);

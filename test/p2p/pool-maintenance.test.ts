@@ -4,7 +4,6 @@
  * with a Nack (Too_many_connections) and points, a second connection of a connected peer gets
  * Already_connected, swaps, and the GC of known points after an Advertise.
  */
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { variableBytes } from "../../lib/encoding/bytes.ts";
 import { decodeBinary, encodeBinary } from "../../lib/encoding/codec.ts";
@@ -12,16 +11,9 @@ import { p2pMessage } from "../../lib/p2p/encoding/p2p-message.ts";
 import { authenticate } from "../../lib/p2p/socket.ts";
 import type { Identity } from "../../lib/p2p/identity.ts";
 import { generateIdentity } from "../../lib/p2p/identity.ts";
-import { CHAIN, closeAll, eventsOf, firstError, hostOf, limits, rawConnect, rejection, startPool, until, watchEscapes } from "./pool-support.ts";
+import { CHAIN, eventsOf, firstError, hostOf, limits, rawConnect, rejection, startPool, until, poolSuite } from "./pool-support.ts";
 
-const test = suite("P2P pool: maintenance and protocol");
-let escapes: ReturnType<typeof watchEscapes>;
-test.before(() => void (escapes = watchEscapes()));
-test.after.each(closeAll);
-test.after(() => {
-  escapes.stop();
-  assert.equal(escapes.escaped.map(String), [], "nothing escaped");
-});
+const test = poolSuite("P2P pool: maintenance and protocol");
 
 /** An authenticated channel to `point` from 127.0.0.`n`, with raw message bodies. */
 async function rawPeer(n: number, point: string, identity: Identity, port = 9999) {

@@ -4,6 +4,8 @@
  * event recorder, waiting for a condition with a generous cap, raw TCP peers.
  */
 import process from "node:process";
+import { suite, type Test } from "uvu";
+import * as assert from "uvu/assert";
 import { existsSync, readdirSync } from "node:fs";
 import type { P2pEvent, P2pPool, ConnectionLimits, PoolOptions } from "../../lib/p2p/pool/api.ts";
 import { createPool } from "../../lib/p2p/pool/mod.ts";
@@ -157,6 +159,22 @@ export async function firstBytes(connection: Connection): Promise<Uint8Array | u
 /** Open file descriptors of this process (Linux), or `undefined`. */
 export function openDescriptors(): number | undefined {
   return existsSync("/proc/self/fd") ? readdirSync("/proc/self/fd").length : undefined;
+}
+
+/**
+ * A uvu suite of pool tests: fails if a rejection or exception escapes while it runs, and (unless
+ * `closeEach` is false) closes the pools of {@link startPool} after each test.
+ */
+export function poolSuite(name: string, options: { closeEach?: boolean } = {}): Test {
+  const test = suite(name);
+  let escapes: ReturnType<typeof watchEscapes>;
+  test.before(() => void (escapes = watchEscapes()));
+  if (options.closeEach !== false) test.after.each(closeAll);
+  test.after(() => {
+    escapes.stop();
+    assert.equal(escapes.escaped.map(String), [], "nothing escaped");
+  });
+  return test;
 }
 
 /** Rejections and exceptions nobody handled while a suite ran. */

@@ -3,7 +3,6 @@
  * connections, events in Octez's order, logs, byte counters), chain messages through peer links,
  * disconnection, Octez's errors of `connect`, and `close()` releasing every socket.
  */
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { ChainMessage } from "../../lib/p2p/encoding/chain-messages.ts";
 import type { PeerLink } from "../../lib/p2p/pool/api.ts";
@@ -11,7 +10,6 @@ import { createPool } from "../../lib/p2p/pool/mod.ts";
 import { generateIdentity } from "../../lib/p2p/identity.ts";
 import {
   CHAIN,
-  closeAll,
   eventsOf,
   firstError,
   freePort,
@@ -22,17 +20,10 @@ import {
   startPool,
   transport,
   until,
-  watchEscapes,
+  poolSuite,
 } from "./pool-support.ts";
 
-const test = suite("P2P pool: two pools");
-let escapes: ReturnType<typeof watchEscapes>;
-test.before(() => void (escapes = watchEscapes()));
-test.after.each(closeAll);
-test.after(() => {
-  escapes.stop();
-  assert.equal(escapes.escaped.map(String), [], "nothing escaped");
-});
+const test = poolSuite("P2P pool: two pools");
 
 const CHAIN_ID = "NetXdQprcVkpaWU";
 

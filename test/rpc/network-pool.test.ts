@@ -6,13 +6,12 @@
  * counted in the peer's metadata; the rules set through PATCH acting on the pool; the connection
  * closed through DELETE.
  */
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createNode, type TezosNode } from "../../lib/node.ts";
 import type { ChainMessage } from "../../lib/p2p/encoding/chain-messages.ts";
 import { OpenApi, type HttpMethod, type OpenApiDocument } from "../support/openapi.ts";
 import { OCTEZ_FORMATS } from "../conformance/octez-formats.ts";
-import { closeAll, startPool, type TestPool, until, watchEscapes } from "../p2p/pool-support.ts";
+import { closeAll, startPool, type TestPool, until, poolSuite } from "../p2p/pool-support.ts";
 
 const api = OpenApi.load(new URL("../vectors/octez/rpc-openapi.json", import.meta.url));
 /** Octez's point log schema, whose three kinds printed as a fourth make a `oneOf` ambiguous, as `anyOf` (see network.test.ts). */
@@ -51,13 +50,7 @@ async function ok(node: TezosNode, method: HttpMethod, path: string, body?: unkn
   return r.json;
 }
 
-const test = suite("/network/* of a node over two real pools");
-let escapes: ReturnType<typeof watchEscapes>;
-test.before(() => void (escapes = watchEscapes()));
-test.after(() => {
-  escapes.stop();
-  assert.equal(escapes.escaped.map(String), [], "nothing escaped");
-});
+const test = poolSuite("/network/* of a node over two real pools", { closeEach: false });
 
 test("a node's pool connects to another through PUT, and the node answers about it and to it", async () => {
   const a: TestPool = await startPool(31);
