@@ -177,6 +177,10 @@ test("levels at level 1 match the capture; offsets move the level and the cycle"
   const neg = await call(fx, `${B1}/helpers/current_level?offset=-2`);
   assert.is(neg.status, 500);
   assert.is(neg.json[0].id, "proto.011-PtHangz2.negative_level_and_offset_sum");
+  // A cycle whose levels pass int32 is where Octez's Level_repr fails: a `failure`, not a crash.
+  const far = await call(fx, `${B1}/helpers/levels_in_current_cycle?offset=2147483647`);
+  assert.is(far.status, 500);
+  assert.equal(far.json, [{ kind: "temporary", id: "failure", msg: "The first level of cycle 2147483647 does not fit in an int32" }]);
 });
 
 test("rights at level 1: endorsing slots of level 1 and baking priorities of level 2 as captured", async () => {

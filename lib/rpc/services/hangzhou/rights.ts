@@ -164,7 +164,7 @@ export function rightsServices(): Directory<BlockCtx> {
       optional: true,
       handler: ({ ctx, query: q }) => {
         const pc = protoContextOf(ctx);
-        return levelsInCurrentCycle(pc.eras, pc.level, q.offset);
+        return givenLevels(() => levelsInCurrentCycle(pc.eras, pc.level, q.offset));
       },
     }),
     service({
