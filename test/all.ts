@@ -3,19 +3,21 @@
  * the way uvu's own command line does: one queue group per file, then one summary.
  * Arguments are path fragments: only the files whose path contains one of them run.
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
+/** A folder with its own `run.mjs` is a separate suite (`test/suites.mjs` runs it): the Taquito, package, browser and edge suites. */
 function walk(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
-    if (name === "node_modules" || name.startsWith("taquito-")) continue;
+    if (name === "node_modules") continue;
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...walk(path));
-    else if (name.endsWith(".test.ts")) out.push(path);
+    if (statSync(path).isDirectory()) {
+      if (!existsSync(join(path, "run.mjs"))) out.push(...walk(path));
+    } else if (name.endsWith(".test.ts")) out.push(path);
   }
   return out;
 }
