@@ -12,13 +12,33 @@ import { createBLAKE2b, type IHasher } from "hash-wasm";
 /** WebAssembly hashers by digest size, once loaded. */
 const wasm = new Map<number, IHasher>();
 
-/** Loads the WebAssembly hashers; `false` where WebAssembly is not available or refused. */
-export const blake2bWasmReady: Promise<boolean> = Promise.all([20, 32, 64].map(async (size) => wasm.set(size, await createBLAKE2b(size * 8))))
-  .then(() => true)
-  .catch(() => {
-    wasm.clear();
+/** The smallest WebAssembly module: its magic number and version. */
+const EMPTY_WASM_MODULE = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+
+/**
+ * Whether this runtime compiles WebAssembly from bytes. Cloudflare's workerd does not (only the
+ * modules deployed with a worker), nor a page whose content security policy forbids it; there the
+ * hashers are not even tried: workerd's refusal would settle a promise made at a module's top
+ * level, and a request awaiting it would go on in that top-level scope, where timers are refused.
+ */
+function wasmCompiles(): boolean {
+  try {
+    new WebAssembly.Module(EMPTY_WASM_MODULE);
+    return true;
+  } catch {
     return false;
-  });
+  }
+}
+
+/** Loads the WebAssembly hashers; `false` where WebAssembly is not available or refused. */
+export const blake2bWasmReady: Promise<boolean> = !wasmCompiles()
+  ? Promise.resolve(false)
+  : Promise.all([20, 32, 64].map(async (size) => wasm.set(size, await createBLAKE2b(size * 8))))
+      .then(() => true)
+      .catch(() => {
+        wasm.clear();
+        return false;
+      });
 
 /**
  * BLAKE2b digest of the concatenation of `parts`, `size` bytes long (1..64).
