@@ -18,7 +18,6 @@ async function follow(node) {
     $("status").textContent = `Following ${node}`;
     for await (const head of jsonValues(response.body)) {
       const item = document.createElement("li");
-      item.value = head.level;
       item.innerHTML = `level <b></b> <code></code> <small></small>`;
       item.querySelector("b").textContent = head.level;
       item.querySelector("code").textContent = head.hash;

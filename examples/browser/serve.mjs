@@ -37,10 +37,14 @@ function fileOf(pathname) {
   }
 }
 
-/** Starts the server; resolves to its URL (`http://127.0.0.1:<port>`) and a `close()`. */
-export function serveExamples({ host = "127.0.0.1", port = 0 } = {}) {
+/**
+ * Starts the server; resolves to its URL (`http://127.0.0.1:<port>`) and a `close()`.
+ * `onRequest(pathname)` is told of each request (the browser test counts them).
+ */
+export function serveExamples({ host = "127.0.0.1", port = 0, onRequest } = {}) {
   const server = createServer((req, res) => {
     const { pathname } = new URL(req.url, "http://x");
+    onRequest?.(pathname);
     if (pathname === "/") {
       res.writeHead(302, { Location: "/examples/browser/" }).end();
       return;

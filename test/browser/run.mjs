@@ -1,0 +1,47 @@
+/**
+ * The browser suite: the example pages (examples/browser/) in Debian's Chromium, headless,
+ * driven by playwright-core. Builds what the pages load first (`examples/browser/build.mjs`: the
+ * node's bundle when it is missing or older than its sources, the example's Taquito), then runs
+ * this folder's `*.test.mjs` files with uvu and prints uvu's summary. Arguments: file-name
+ * fragments that select the files; `--screenshots` also writes the README's screenshots into
+ * docs/images/. Fails at once, saying so, when /usr/bin/chromium is missing.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const { CHROMIUM, ROOT, closeAll } = await import("./support.mjs");
+
+if (!existsSync(CHROMIUM)) {
+  console.error(`test/browser: ${CHROMIUM} is missing; install Debian's Chromium (apt-get install chromium) to run this suite`);
+  process.exit(1);
+}
+
+const build = spawnSync(process.execPath, [join(ROOT, "examples", "browser", "build.mjs")], { cwd: ROOT, stdio: "inherit" });
+if (build.status !== 0) {
+  console.error("test/browser: building the example pages failed");
+  process.exit(1);
+}
+
+const filters = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const files = readdirSync(here)
+  .filter((name) => name.endsWith(".test.mjs"))
+  .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
+  .sort();
+
+globalThis.UVU_DEFER = 1;
+globalThis.UVU_QUEUE = [];
+const { exec } = await import("uvu");
+for (const [i, name] of files.entries()) {
+  globalThis.UVU_QUEUE.push([name]);
+  globalThis.UVU_INDEX = i;
+  await import(pathToFileURL(join(here, name)).href);
+}
+try {
+  await exec();
+} finally {
+  await closeAll();
+}
+process.exit(process.exitCode ?? 0);
