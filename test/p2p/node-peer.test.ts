@@ -89,9 +89,9 @@ function nodeCommand(args: readonly string[]): [string, string[]] | undefined {
       return deno === undefined ? undefined : [deno, ["run", "-A", "platform/deno/main.ts", ...args]];
     }
     default:
-      // `npm start` runs `exec tsx platform/node/main.ts`: signals reach the node (through `npx`
+      // `npm run dev` runs `exec tsx platform/node/main.ts`: signals reach the node (through `npx`
       // they stop at npm, and the node would outlive SIGTERM).
-      return ["npm", ["start", "--silent", "--", ...args]];
+      return ["npm", ["run", "--silent", "dev", "--", ...args]];
   }
 }
 

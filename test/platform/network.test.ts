@@ -64,8 +64,8 @@ function commandOf(runtime: RuntimeName, args: readonly string[]): [string, stri
     case "deno":
       return [tool("deno")!, ["run", "-A", "platform/deno/main.ts", ...args]];
     default:
-      // npm start passes SIGTERM on to the node (npx does not)
-      return ["npm", ["start", "--silent", "--", ...args]];
+      // npm run dev (the sources through tsx) passes SIGTERM on to the node (npx does not)
+      return ["npm", ["run", "--silent", "dev", "--", ...args]];
   }
 }
 

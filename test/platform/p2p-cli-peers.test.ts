@@ -27,8 +27,8 @@ async function waitFor(node: NodeProcess, line: RegExp, ms = 120_000): Promise<R
 
 /** How each runtime runs the node's entry point. */
 const RUNTIMES: [name: string, command: string | undefined, args: (rest: string[]) => string[]][] = [
-  // npm start passes signals on to the node (npx does not), so that SIGTERM stops it.
-  ["node", "npm", (rest) => ["start", "--silent", "--", ...rest]],
+  // npm run dev (the sources through tsx) passes signals on to the node (npx does not), so that SIGTERM stops it.
+  ["node", "npm", (rest) => ["run", "--silent", "dev", "--", ...rest]],
   ["bun", tool("bun"), (rest) => ["platform/bun/main.ts", ...rest]],
   ["deno", tool("deno"), (rest) => ["run", "-A", "platform/deno/main.ts", ...rest]],
 ];

@@ -109,9 +109,12 @@ export async function stop(node: NodeProcess, signal: NodeJS.Signals = "SIGTERM"
   }
 }
 
-/** The command that runs `npm start -- ...args`. */
+/**
+ * The command that runs `npm run dev -- ...args`: the node from its sources through tsx (`npm start`
+ * runs the compiled `dist/`, which may be older than the sources under test).
+ */
 export function npmStart(args: readonly string[]): NodeProcess {
-  return start("npm", ["start", "--silent", "--", ...args]);
+  return start("npm", ["run", "--silent", "dev", "--", ...args]);
 }
 
 /** Path of a runtime installed by `.ci/run` in `.tools/`, or undefined when absent. */

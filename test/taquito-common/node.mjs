@@ -17,7 +17,8 @@ const LISTENING = /Node listening on (http:\/\/\S+)/;
 export async function startNode({ timeoutMs = 60_000, args = [] } = {}) {
   // `npm` on PATH is the project's Node (20): the node under test runs there whatever runtime
   // runs the tests. `--silent` keeps npm's own banner out of the output.
-  const child = spawn("npm", ["start", "--silent", "--", "--rpc-addr", "127.0.0.1:0", "--memory", ...args], {
+  // `npm run dev` runs the sources through tsx (`npm start` runs the compiled dist/).
+  const child = spawn("npm", ["run", "--silent", "dev", "--", "--rpc-addr", "127.0.0.1:0", "--memory", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: stop() ends npm, tsx and the node together
