@@ -1,7 +1,7 @@
 // The page of index.html: the node runs in a Web Worker (node-worker.js); the page shows its head
 // from the /monitor/heads/main stream, bakes on the button, and sends a transfer with Taquito
 // through the same worker. `tezosNode.fetch` in the console talks to the node too.
-import { HttpBackend, HttpResponseError, InMemorySigner, PollingSubscribeProvider, RpcClient, TezosToolkit } from "./build/taquito.js";
+import { HttpBackend, HttpResponseError, HttpTimeoutError, InMemorySigner, PollingSubscribeProvider, RpcClient, TezosToolkit } from "./build/taquito.js";
 import { jsonValues } from "./json-stream.js";
 import { connectWorker } from "./worker-fetch.js";
 
@@ -16,13 +16,19 @@ globalThis.tezosNode = { fetch: nodeFetch };
 
 /** Taquito's HTTP backend, posting its requests to the worker instead of the network. */
 class WorkerHttpBackend extends HttpBackend {
-  async createRequest({ url, method = "GET", query, headers = {}, json = true }, data) {
-    const response = await nodeFetch(url + this.serialize(query), {
-      method,
-      headers: { "Content-Type": "application/json", ...headers },
-      body: data === undefined ? undefined : JSON.stringify(data),
-    });
-    const text = await response.text();
+  async createRequest({ url, method = "GET", timeout = this.timeout, query, headers = {}, json = true }, data) {
+    let response, text;
+    try {
+      response = await nodeFetch(url + this.serialize(query), {
+        method,
+        headers: { "Content-Type": "application/json", ...headers },
+        body: data === undefined ? undefined : JSON.stringify(data),
+        signal: AbortSignal.timeout(timeout),
+      });
+      text = await response.text();
+    } catch (e) {
+      throw e?.name === "TimeoutError" ? new HttpTimeoutError(timeout, url) : e;
+    }
     if (response.status >= 400) {
       throw new HttpResponseError(`Http error response: (${response.status}) ${text}`, response.status, response.statusText, text, url);
     }

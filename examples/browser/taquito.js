@@ -2,4 +2,4 @@
 export { TezosToolkit, PollingSubscribeProvider } from "@taquito/taquito";
 export { RpcClient } from "@taquito/rpc";
 export { InMemorySigner } from "@taquito/signer";
-export { HttpBackend, HttpResponseError } from "@taquito/http-utils";
+export { HttpBackend, HttpResponseError, HttpTimeoutError } from "@taquito/http-utils";

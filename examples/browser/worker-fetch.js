@@ -2,7 +2,8 @@
  * `fetch` across a Web Worker: the page sends each request to the worker with a MessageChannel
  * of its own, the worker answers with the status and headers, then the body chunk by chunk as the
  * node produces them (so a monitor stream reaches the page as it goes), then `done`. Cancelling
- * the body in the page (or aborting the request) cancels the node's stream in the worker.
+ * the body in the page, or aborting the request (its `signal`), cancels the node's stream in the
+ * worker; an abort also fails the body being read.
  * Page side: `connectWorker`; worker side: `serveFetch`.
  */
 
@@ -21,6 +22,7 @@ export function connectWorker(worker, base) {
     const message = { url: request.url, method: request.method, headers: [...request.headers], body };
     worker.postMessage(message, body ? [port2, body] : [port2]);
     return new Promise((resolve, reject) => {
+      let body; // the answer's body stream, once the status has come
       const cancel = () => {
         port1.postMessage({ cancel: true });
         port1.close();
@@ -28,6 +30,7 @@ export function connectWorker(worker, base) {
       request.signal.addEventListener("abort", () => {
         cancel();
         reject(request.signal.reason);
+        body?.error(request.signal.reason);
       });
       port1.onmessage = ({ data }) => {
         if (data.error !== undefined) return reject(new TypeError(data.error));
@@ -35,6 +38,7 @@ export function connectWorker(worker, base) {
         if (!NULL_BODY.has(data.status)) {
           stream = new ReadableStream({
             start(controller) {
+              body = controller;
               port1.onmessage = ({ data }) => {
                 if (data.chunk !== undefined) controller.enqueue(data.chunk);
                 else if (data.done) {

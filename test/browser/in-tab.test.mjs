@@ -120,6 +120,36 @@ test("a Taquito transfer through the worker is confirmed; bootstrap2's balance g
   await screenshot(page, "browser-example.png");
 }));
 
+test("a bad request through the worker gets the node's Octez error, whole", bounded("bad request", async () => {
+  const answer = await page.evaluate(async () => {
+    const response = await globalThis.tezosNode.fetch("/chains/main/blocks/nonsense/header");
+    return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+  });
+  assert.is(answer.status, 400);
+  assert.is(answer.type, "text/plain");
+  assert.is(answer.body, 'Failed to parsed an argument in path. After "chains/main/blocks/nonsense", '
+    + 'the value "Cannot parse block identifier: nonsense" is not acceptable for type "block_id"');
+  assert.ok((await inPageJson(page, "/chains/main/blocks/head/header")).level > 3, "the node goes on");
+}));
+
+test("aborting a monitor stream read through the worker ends it in the page", bounded("abort", async () => {
+  const outcome = await page.evaluate(async () => {
+    const stop = new AbortController();
+    const response = await globalThis.tezosNode.fetch("/monitor/heads/main", { signal: stop.signal });
+    const reader = response.body.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    stop.abort();
+    try {
+      await reader.read();
+      return { first, after: "read on" };
+    } catch (e) {
+      return { first, after: e.name };
+    }
+  });
+  assert.is(JSON.parse(outcome.first).hash, await page.textContent("#head"));
+  assert.is(outcome.after, "AbortError");
+}));
+
 test("no page errors", () => {
   assert.equal(page.errors, []);
 });
