@@ -1,12 +1,16 @@
 /**
- * A Tezos node serving the Octez RPC interface as one `fetch(request)` handler.
+ * A Tezos node serving the Octez RPC interface as one `fetch(request)` handler: the package's
+ * main export, `tezos-node-ts` (the stores and the HTTP adapters are its other exports,
+ * `tezos-node-ts/stores/*` and `tezos-node-ts/serve/*`).
  *
  * @example
  * ```ts
- * import { createNode } from "./mod.ts";
- * const node = await createNode();
+ * import { createNode } from "tezos-node-ts";
+ * const node = await createNode({ bake: { mode: "manual" } });
  * const res = await node.fetch(new Request("http://node/chains/main/blocks/head/hash"));
- * console.log(await res.json());
+ * console.log(await res.json()); // the hash of the sandbox's block 3
+ * const baked = await node.fetch(new Request("http://node/sandbox/bake", { method: "POST" }));
+ * console.log(await baked.json()); // [the hash of block 4]
  * await node.close();
  * ```
  * @module

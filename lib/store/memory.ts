@@ -2,6 +2,19 @@
  * `MemoryStore`: the in-memory `KeyValueStore`, for tests, the browser without IndexedDB and
  * throw-away sandboxes. Keys are kept in bytewise order; values are copied on the way in and on
  * the way out, so no caller can change what the store holds except through `write`.
+ *
+ * The package's `tezos-node-ts/stores/memory`.
+ * @example
+ * ```ts
+ * import { createNode } from "tezos-node-ts";
+ * import { MemoryStore } from "tezos-node-ts/stores/memory";
+ * const store = new MemoryStore();
+ * await store.write([{ key: new Uint8Array([1]), value: new Uint8Array([42]) }]);
+ * console.log(store.get(new Uint8Array([1]))); // Uint8Array(1) [ 42 ]
+ * await store.close();
+ * const node = await createNode({ store: new MemoryStore() }); // what it uses when given none
+ * await node.close();
+ * ```
  * @module
  */
 import type { KeyValueStore, RangeOptions, WriteOp } from "./kv.ts";

@@ -17,6 +17,20 @@
  *   bodies are wrapped, to know when they end.
  * A request without `Host` (HTTP/1.0), whose URL Bun leaves relative, is served with the listening
  * address as its host.
+ *
+ * The package's `tezos-node-ts/serve/bun` (under Bun only; elsewhere `serve` rejects with a
+ * TypeError saying so).
+ * @example
+ * ```ts
+ * import { createNode } from "tezos-node-ts";
+ * import { serve } from "tezos-node-ts/serve/bun";
+ * const node = await createNode();
+ * const server = await serve((request) => node.fetch(request), { hostname: "127.0.0.1", port: 0 });
+ * const res = await fetch(`${server.url}/chains/main/blocks/head/header`); // port 0: a free port
+ * console.log((await res.json()).level); // 3
+ * await server.close(); // ends open streams too
+ * await node.close();
+ * ```
  * @module
  */
 import {
@@ -55,9 +69,16 @@ interface BunServe {
 /** Bun's largest `idleTimeout`, in seconds. */
 const MAX_IDLE_SECONDS = 255;
 
+/** The adapter's types, for its users (the package exports this module alone). */
+export type { FetchHandler, HttpServer, Serve, ServeLimits, ServeOptions } from "../serve.ts";
+
 /** Serves `handler` with `Bun.serve`; resolves once the port is bound. */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<HttpServer> {
-  const bun = (globalThis as unknown as { Bun: BunServe }).Bun;
+  const bun = (globalThis as unknown as { Bun?: BunServe }).Bun;
+  if (bun === undefined) {
+    const here = (globalThis as { Deno?: unknown }).Deno !== undefined ? "Deno: tezos-node-ts/serve/deno" : "Node: tezos-node-ts/serve/node";
+    throw new TypeError(`serve from tezos-node-ts/serve/bun runs only under Bun (under ${here})`);
+  }
   const limits = serveLimits(options);
   markStreamResponses();
   // Bun counts in whole seconds; a timeout under one second is one second.

@@ -25,6 +25,20 @@
  * the stream and URL limits only.
  * A request without `Host` (HTTP/1.0), to which Deno gives `localhost` as host, is served with the
  * listening address as its host.
+ *
+ * The package's `tezos-node-ts/serve/deno` (under Deno only, `deno run -A`; elsewhere `serve`
+ * rejects with a TypeError saying so).
+ * @example
+ * ```ts
+ * import { createNode } from "tezos-node-ts";
+ * import { serve } from "tezos-node-ts/serve/deno";
+ * const node = await createNode();
+ * const server = await serve((request) => node.fetch(request), { hostname: "127.0.0.1", port: 0 });
+ * const res = await fetch(`${server.url}/chains/main/blocks/head/header`); // port 0: a free port
+ * console.log((await res.json()).level); // 3
+ * await server.close(); // ends open streams too
+ * await node.close();
+ * ```
  * @module
  */
 import {
@@ -98,9 +112,16 @@ const TOO_MANY_CONNECTIONS_BYTES = encoder.encode(
     `content-length: ${encoder.encode(TOO_MANY_CONNECTIONS_BODY).length}\r\nconnection: close\r\n\r\n${TOO_MANY_CONNECTIONS_BODY}`,
 );
 
+/** The adapter's types, for its users (the package exports this module alone). */
+export type { FetchHandler, HttpServer, Serve, ServeLimits, ServeOptions } from "../serve.ts";
+
 /** Serves `handler` on Deno's HTTP server; resolves once the port is bound. */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<HttpServer> {
-  const deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
+  const deno = (globalThis as unknown as { Deno?: DenoApi }).Deno;
+  if (deno === undefined) {
+    const here = (globalThis as { Bun?: unknown }).Bun !== undefined ? "Bun: tezos-node-ts/serve/bun" : "Node: tezos-node-ts/serve/node";
+    throw new TypeError(`serve from tezos-node-ts/serve/deno runs only under Deno (under ${here})`);
+  }
   const limits = serveLimits(options);
   const serveHttpOnConnection = (deno as unknown as Record<symbol, { serveHttpOnConnection?: ServeHttpOnConnection } | undefined>)[deno.internal]
     ?.serveHttpOnConnection;

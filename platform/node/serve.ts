@@ -11,6 +11,20 @@
  *
  * Note: `@hono/node-server` replaces the global `Request` and `Response` with its light,
  * compatible classes (its default); that is where its speed comes from.
+ *
+ * The package's `tezos-node-ts/serve/node` (under Node only; elsewhere `serve` rejects with a
+ * TypeError saying so).
+ * @example
+ * ```ts
+ * import { createNode } from "tezos-node-ts";
+ * import { serve } from "tezos-node-ts/serve/node";
+ * const node = await createNode();
+ * const server = await serve((request) => node.fetch(request), { hostname: "127.0.0.1", port: 0 });
+ * const res = await fetch(`${server.url}/chains/main/blocks/head/header`); // port 0: a free port
+ * console.log((await res.json()).level); // 3
+ * await server.close(); // ends open streams too
+ * await node.close();
+ * ```
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -34,8 +48,19 @@ const HEADER_FIELDS_SIZE = 16 * 1024;
 /** The largest `maxHeaderSize` `node:http` takes (its parser counts in 32 bits). */
 const MAX_HEADER_SIZE = 2 ** 31 - 1;
 
-/** Serves `handler` on Node's `node:http`; resolves once the port is bound. */
+/** The adapter's types, for its users (the package exports this module alone). */
+export type { FetchHandler, HttpServer, Serve, ServeLimits, ServeOptions } from "../serve.ts";
+
+/**
+ * Serves `handler` on Node's `node:http`; resolves once the port is bound. Under Bun or Deno it
+ * rejects with a TypeError: their `node:http` would serve, but the global `Request` and `Response`
+ * replaced (see above) would break `Bun.serve` and `Deno.serve` in the same process.
+ */
 export async function serve(handler: FetchHandler, options: ServeOptions): Promise<HttpServer> {
+  const g = globalThis as { Bun?: unknown; Deno?: unknown };
+  if (g.Bun !== undefined || g.Deno !== undefined) {
+    throw new TypeError(`serve from tezos-node-ts/serve/node runs only under Node (under ${g.Bun !== undefined ? "Bun: tezos-node-ts/serve/bun" : "Deno: tezos-node-ts/serve/deno"})`);
+  }
   const limits = serveLimits(options);
   const server = createServer({
     maxHeaderSize: Math.min(limits.maxUrlLength + HEADER_FIELDS_SIZE, MAX_HEADER_SIZE),

@@ -6,6 +6,18 @@
  *
  * Fit for a browser node on a small chain (a sandbox, tests): the whole state must fit in memory.
  * Tests run it on `fake-indexeddb` (imported by the test only).
+ *
+ * The package's `tezos-node-ts/stores/indexeddb`.
+ * @example
+ * ```ts
+ * import "fake-indexeddb/auto"; // Node, Bun and Deno have no IndexedDB: `npm install fake-indexeddb`
+ * import { createNode } from "tezos-node-ts";
+ * import { openIndexedDbStore } from "tezos-node-ts/stores/indexeddb";
+ * const node = await createNode({ store: await openIndexedDbStore("tezos-sandbox") });
+ * const res = await node.fetch(new Request("http://node/chains/main/blocks/head/header"));
+ * console.log((await res.json()).level); // 3
+ * await node.close();
+ * ```
  * @module
  */
 import { createStore, entries, promisifyRequest, type UseStore } from "idb-keyval";

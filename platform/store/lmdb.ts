@@ -10,6 +10,17 @@
  * Each `write` is one LMDB transaction: it lands whole or not at all, and its promise resolves
  * after the commit has been flushed to disk. A crash (even kill -9) leaves the last committed
  * state.
+ *
+ * The package's `tezos-node-ts/stores/lmdb`.
+ * @example
+ * ```ts
+ * import { createNode } from "tezos-node-ts";
+ * import { openLmdbStore } from "tezos-node-ts/stores/lmdb";
+ * const node = await createNode({ store: await openLmdbStore("./tezos-node-data") });
+ * const res = await node.fetch(new Request("http://node/chains/main/blocks/head/header"));
+ * console.log((await res.json()).level); // 3 at the first start, the chain kept after
+ * await node.close(); // closes the store too
+ * ```
  * @module
  */
 import { open, type RootDatabase } from "lmdb";
