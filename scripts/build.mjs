@@ -78,19 +78,22 @@ for (const path of [...walk("lib"), ...walk("platform")]) {
 
 // Each `new URL("<relative path>", import.meta.url)` of the compiled modules must name a file of dist/.
 const missing = [];
+let dataUrls = 0;
 for (const path of walk("dist").filter((p) => p.endsWith(".js"))) {
   const text = readFileSync(join(root, path), "utf8");
   for (const m of text.matchAll(/new URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g)) {
     if (m[1].endsWith("/")) continue; // a folder (platform/commit.ts asks git in the package's folder)
+    dataUrls++;
     const target = join(root, dirname(path), m[1]);
     if (!existsSync(target)) missing.push(`${path}: ${m[1]}`);
   }
 }
+if (dataUrls === 0) missing.push("no new URL(..., import.meta.url) found at all (the protocols' sources use two): is the check still right?");
 if (missing.length > 0) {
   console.error(`build: data files missing from dist/:\n  ${missing.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`build: tsc into dist/, ${restored} module doc comments put back, ${copied} data files copied, commit ${commit?.[1] ?? "unknown (not a git checkout)"}`);
+console.log(`build: tsc into dist/, ${restored} module doc comments put back, ${copied} data files copied (${dataUrls} URLs to them checked), commit ${commit?.[1] ?? "unknown (not a git checkout)"}`);
 
 for (const script of ["scripts/bundle-browser.mjs", "scripts/bundle-edge.mjs"]) {
   if (!existsSync(join(root, script))) {

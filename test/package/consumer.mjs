@@ -40,6 +40,8 @@ await use(".", async () => {
     const head = await call(node, "/chains/main/blocks/head/header");
     const baked = await call(node, "/sandbox/bake?count=2", { method: "POST" });
     const after = await call(node, "/chains/main/blocks/head/header");
+    // read from the data files the package carries beside its modules
+    const sources = await call(node, `/protocols/${head.json.protocol}`);
     return {
       genesis: genesis.json,
       level: head.json.level,
@@ -49,6 +51,7 @@ await use(".", async () => {
       levelAfter: after.json.level,
       headAfter: after.json.hash,
       storeWriteError: typeof StoreWriteError,
+      sources: { status: sources.status, env: sources.json.expected_env_version, components: sources.json.components?.length },
     };
   } finally {
     await node.close();

@@ -150,6 +150,7 @@ const CHECKS = {
     assert.is(v.levelAfter, 5);
     assert.is(v.headAfter, v.baked[1]);
     assert.is(v.storeWriteError, "function");
+    assert.equal(v.sources, { status: 200, env: 3, components: 97 }); // Hangzhou's sources, from dist/
   },
   "./stores/memory": (v) => {
     assert.equal(v.got, VALUE);
