@@ -1,16 +1,21 @@
 /**
- * `npm test`: runs the main suite (`test/all.ts` under this Node through tsx), then the Taquito
- * end-to-end suites (test/taquito-12 and test/taquito-25), each a separate package pinning one
- * Taquito release. Every suite runs even when an earlier one fails; each prints its uvu summary,
- * and the exit code is non-zero when any failed. `node test/suites.mjs taquito` runs only the
- * Taquito suites. Each Taquito suite's dependencies are installed from its lock file when missing.
- * Taquito 25 needs Node 22 or later: it runs under this Node when it is recent enough, else under
- * the Node 24 of `.tools/` (installed there with `npm install --prefix .tools node@24` when missing).
+ * `npm test`: runs the main suite (`test/all.ts` under this Node through tsx), then the separate
+ * suites, each a folder with its own `run.mjs`:
+ * - test/taquito-12, test/taquito-25: Taquito end to end, each a package pinning one release
+ *   (installed from its lock file when missing); Taquito 25 under Node 22 or later;
+ * - test/package: the packed package installed in a new project, under Node 20, Node 24, Bun, Deno;
+ * - test/edge: the edge bundle in Cloudflare's workerd (miniflare);
+ * - test/browser: the example pages in Debian's Chromium.
+ * Bun, Deno and Node 24 come from `.tools/`, Chromium from `apt-get`, installed when missing
+ * (test/tools.mjs). Every suite runs even when an earlier one fails; each prints its uvu summary,
+ * and the exit code is non-zero when any failed. Arguments name the suites to run (`main`,
+ * `taquito`, `package`, `edge`, `browser`); none runs them all.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { ensureChromium, ensureRuntimes, TOOLS } from "./tools.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -23,34 +28,38 @@ function run(command, args, options = {}) {
 function ensureInstalled(suite) {
   if (existsSync(join(root, suite, "node_modules", "@taquito", "taquito"))) return;
   console.log(`installing ${suite} (npm ci)`);
-  if (run(npm, ["ci", "--prefix", suite, "--no-audit", "--no-fund"]) !== 0) {
-    run(npm, ["install", "--prefix", suite, "--no-audit", "--no-fund"]);
-  }
+  run(npm, ["ci", "--prefix", suite, "--no-audit", "--no-fund"]);
 }
 
-/** A Node of major version 22 or later: this one, or `.tools/`'s (installed on demand). */
+/** This Node when it is 22 or later, else `.tools/`'s Node 24. */
 function node22() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const tools = join(root, ".tools", "node_modules", ".bin", "node");
-  if (!existsSync(tools) || run(tools, ["--version"], { stdio: "ignore" }) !== 0) {
-    console.log("installing Node 24 into .tools/ for Taquito 25");
-    run(npm, ["install", "--prefix", ".tools", "--no-audit", "--no-fund", "node@24"]);
-    if (run(tools, ["--version"], { stdio: "ignore" }) !== 0) {
-      run("node", ["installArchSpecificPackage"], { cwd: join(root, ".tools", "node_modules", "node") });
-    }
-  }
-  return tools;
+  return Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : TOOLS.node24;
 }
 
+const chosen = process.argv.slice(2);
+const wanted = (name) => chosen.length === 0 || chosen.includes(name);
 const failed = [];
-if (process.argv[2] !== "taquito") {
-  console.log("== test/all.ts");
-  if (run(process.execPath, ["--import", "tsx", "test/all.ts"]) !== 0) failed.push("test/all.ts");
+function suite(name, command, args) {
+  console.log(`\n== ${name}`);
+  if (run(command, args) !== 0) failed.push(name);
 }
-for (const [suite, node] of [["test/taquito-12", process.execPath], ["test/taquito-25", null]]) {
-  ensureInstalled(suite);
-  console.log(`\n== ${suite}`);
-  if (run(node ?? node22(), [join(suite, "run.mjs")]) !== 0) failed.push(suite);
+
+if (wanted("taquito") || wanted("package")) {
+  const missing = ensureRuntimes();
+  if (missing.length > 0) console.log(`could not install into .tools/: ${missing.join(", ")}`);
+}
+if (wanted("main")) suite("test/all.ts", process.execPath, ["--import", "tsx", "test/all.ts"]);
+if (wanted("taquito")) {
+  for (const [name, node] of [["test/taquito-12", process.execPath], ["test/taquito-25", node22()]]) {
+    ensureInstalled(name);
+    suite(name, node, [join(name, "run.mjs")]);
+  }
+}
+if (wanted("package")) suite("test/package", process.execPath, ["test/package/run.mjs"]);
+if (wanted("edge")) suite("test/edge", process.execPath, ["test/edge/run.mjs"]);
+if (wanted("browser")) {
+  if (!ensureChromium()) console.log("Chromium is missing and could not be installed (apt-get install chromium)");
+  suite("test/browser", process.execPath, ["test/browser/run.mjs"]);
 }
 if (failed.length > 0) console.log(`\nFailed: ${failed.join(", ")}`);
 process.exit(failed.length === 0 ? 0 : 1);
