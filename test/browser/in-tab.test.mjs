@@ -7,7 +7,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { BOOTSTRAP2, bounded, inPageJson, newPage, pagesServer, screenshot, WAIT } from "./support.mjs";
+import { BOOTSTRAP2, bounded, inPageJson, newPage, pagesServer, screenshot, until } from "./support.mjs";
 
 const HANGZHOU = "PtHangz2aRngywmSRGGvrcTyMbbdpWdpFKuS4uMWxg2RaH9i1qx";
 const test = suite("the node in a tab");
@@ -16,19 +16,19 @@ let server;
 
 /** The level and hash the page shows, once it shows a head. */
 async function shownHead() {
-  await page.waitForFunction(() => /^\d+$/.test(document.getElementById("level").textContent), null, WAIT);
+  await until(page, () => /^\d+$/.test(document.getElementById("level").textContent));
   return { level: Number(await page.textContent("#level")), hash: await page.textContent("#head") };
 }
 
 /** Waits until the page shows the head `hash`. */
 async function headShown(hash) {
-  await page.waitForFunction((hash) => document.getElementById("head").textContent === hash, hash, WAIT);
+  await until(page, (hash) => document.getElementById("head").textContent === hash, hash);
 }
 
-test.before(async () => {
+test.before(bounded("setting up", async () => {
   server = await pagesServer();
   page = await newPage();
-});
+}));
 
 test("the node starts in the page's Web Worker and the heads stream shows its head", bounded("start", async () => {
   await page.goto(`${server.url}/examples/browser/`);
@@ -45,7 +45,7 @@ test("the node starts in the page's Web Worker and the heads stream shows its he
 test("the bake button bakes one block, which the heads stream shows", bounded("bake", async () => {
   const before = await shownHead();
   await page.click("#bake");
-  await page.waitForFunction(() => document.getElementById("baked").textContent.startsWith("baked "), null, WAIT);
+  await until(page, () => document.getElementById("baked").textContent.startsWith("baked "));
   const baked = (await page.textContent("#baked")).slice("baked ".length);
   assert.match(baked, /^B[1-9A-HJ-NP-Za-km-z]{50}$/);
   await headShown(baked);
@@ -91,10 +91,10 @@ function contractUpdates(value, pkh) {
 test("a Taquito transfer through the worker is confirmed; bootstrap2's balance goes up by the amount", bounded("transfer", async () => {
   await page.fill("#amount", "2.5");
   await page.click("#send");
-  await page.waitForFunction(() => {
+  await until(page, () => {
     const status = document.getElementById("op-status");
     return status.textContent.startsWith("confirmed") || status.classList.contains("error");
-  }, null, WAIT);
+  });
   const status = await page.textContent("#op-status");
   const confirmed = /^confirmed at level (\d+)$/.exec(status);
   assert.ok(confirmed, `the page says: ${status}`);
@@ -116,7 +116,7 @@ test("a Taquito transfer through the worker is confirmed; bootstrap2's balance g
   const others = contractUpdates(block, BOOTSTRAP2) - contractUpdates(op, BOOTSTRAP2);
   assert.is(contractUpdates(op, BOOTSTRAP2), 2_500_000n);
   assert.is(moved - others, 2_500_000n);
-  await page.waitForFunction(() => document.getElementById("balance").textContent !== "–", null, WAIT);
+  await until(page, () => document.getElementById("balance").textContent !== "–");
   await screenshot(page, "browser-example.png");
 }));
 

@@ -28,7 +28,7 @@ export const BOOTSTRAP2 = "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN";
 /** How long one test may take before it fails (a hang guard, far above a normal run). */
 const TEST_BOUND_MS = 180_000;
 /** How long the page may take for one awaited change. */
-export const WAIT = { timeout: 120_000 };
+const WAIT = { timeout: 120_000 };
 
 /** When set (`run.mjs --screenshots`), the tests write the README's screenshots into docs/images/. */
 export const SCREENSHOTS = process.argv.includes("--screenshots") ? join(ROOT, "docs", "images") : undefined;
@@ -107,6 +107,19 @@ export function nodeOnNode(args) {
     child.stderr.setEncoding("utf8").on("data", read);
     exited.then((code) => reject(new Error(`the node exited (${code}) before listening:\n${output}`)));
   });
+}
+
+/**
+ * Waits until `condition(arg)`, evaluated in `page`, holds. When it does not within {@link WAIT},
+ * the error tells what the page showed (its status line) and the page's errors so far.
+ */
+export async function until(page, condition, arg) {
+  try {
+    await page.waitForFunction(condition, arg, WAIT);
+  } catch (e) {
+    const status = await page.textContent("#status").catch(() => "(none)");
+    throw new Error(`${e.message.split("\n")[0]}\n  the page says: ${status}\n  page errors: ${JSON.stringify(page.errors)}`);
+  }
 }
 
 /** The JSON answer to `GET path` from the node in `page`'s worker (through the page's `tezosNode.fetch`). */
