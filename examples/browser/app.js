@@ -47,8 +47,6 @@ function fail(element, error) {
   element.classList.add("error");
 }
 
-worker.addEventListener("error", (event) => fail($("status"), new Error(`The node's worker failed: ${event.message || "it could not be loaded"}`)));
-
 async function showBalance(block) {
   const mutez = await tezos.rpc.getBalance(BOOTSTRAP2, { block });
   $("balance").textContent = mutez.shiftedBy(-6).toFixed();

@@ -15,13 +15,24 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * against `base`, an origin of your choice: requests never leave the page.
  */
 export function connectWorker(worker, base) {
+  // A worker whose module cannot load gets a plain `error` event (an error thrown while it runs
+  // comes as an ErrorEvent, and the worker goes on): its requests, waiting or to come, fail.
+  let failure;
+  const waiting = new Set();
+  worker.addEventListener("error", (event) => {
+    if (event instanceof ErrorEvent) return;
+    failure = new TypeError("the worker could not be loaded");
+    for (const reject of waiting) reject(failure);
+  });
   return async function nodeFetch(input, init) {
-    const request = new Request(new URL(String(input instanceof Request ? input.url : input), base), init);
+    if (failure) throw failure;
+    const request = input instanceof Request ? new Request(input, init) : new Request(new URL(input, base), init);
     const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
     const { port1, port2 } = new MessageChannel();
     const message = { url: request.url, method: request.method, headers: [...request.headers], body };
     worker.postMessage(message, body ? [port2, body] : [port2]);
     return new Promise((resolve, reject) => {
+      waiting.add(reject);
       let body; // the answer's body stream, once the status has come
       const cancel = () => {
         port1.postMessage({ cancel: true });
@@ -33,6 +44,7 @@ export function connectWorker(worker, base) {
         body?.error(request.signal.reason);
       });
       port1.onmessage = ({ data }) => {
+        waiting.delete(reject);
         if (data.error !== undefined) return reject(new TypeError(data.error));
         let stream = null;
         if (!NULL_BODY.has(data.status)) {

@@ -154,4 +154,21 @@ test("no page errors", () => {
   assert.equal(page.errors, []);
 });
 
+test("a page whose node cannot load says so, and its requests fail instead of waiting", bounded("no bundle", async () => {
+  const context = page.context();
+  const missing = (route) => route.fulfill({ status: 404, body: "Not found" });
+  await context.route("**/dist/browser/tezos-node.js", missing);
+  const other = await newPage();
+  try {
+    await other.goto(`${server.url}/examples/browser/`);
+    await until(other, () => document.getElementById("status").classList.contains("error"));
+    assert.is(await other.textContent("#status"), "the worker could not be loaded");
+    const later = await other.evaluate(() => globalThis.tezosNode.fetch("/chains/main/blocks/head/hash").then(() => "answered", (e) => e.message));
+    assert.is(later, "the worker could not be loaded");
+  } finally {
+    await context.unroute("**/dist/browser/tezos-node.js", missing);
+    await other.close();
+  }
+}));
+
 test.run();
