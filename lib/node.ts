@@ -35,6 +35,7 @@ import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
+import { createLogger, type Logger, type LogSink } from "./log.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -109,6 +110,14 @@ export interface NodeOptions {
    * `/network/*` answers as Octez's node without P2P layer.
    */
   p2p?: P2pPool;
+  /**
+   * Where the node's log records go, from the sink's level on (`lib/log.ts`): blocks baked and
+   * validated from peers, operations injected or refused, peers connected and gone, long bakes'
+   * progress; at `debug`, each RPC request too. Without it an embedded node logs nothing (only a
+   * bug, an unexpected internal error, still reaches `console.error`), so tests and embedders
+   * stay quiet; `npm start` gives one writing on stderr (`--log-level`, `--log-format`).
+   */
+  log?: LogSink;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -119,9 +128,17 @@ export interface TezosNode {
    * request is allowed.
    */
   fetch(request: Request, context?: RequestContext): Promise<Response>;
-  /** Stops background work and closes the store. */
+  /**
+   * Stops the node: the baker first (a `POST /sandbox/bake?count=N` in progress stops at the next
+   * block boundary and answers the blocks baked so far), then waits for the requests in flight
+   * (at most {@link CLOSE_DRAIN_MS}; new ones answer 503), then stops background work and closes
+   * P2P and the store.
+   */
   close(): Promise<void>;
 }
+
+/** How long `close()` waits for the requests in flight before it closes the store anyway. */
+export const CLOSE_DRAIN_MS = 1000;
 
 /**
  * Opens (or creates) the node's chain in `options.store` and returns its RPC handler.
@@ -141,11 +158,14 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   let baker: Baker | undefined;
   let network: NodeNetwork | undefined;
   let failed = false;
+  const now = options.now ?? Date.now;
+  const log = createLogger(options.log, now);
   const kv = reportingWriteFailures(options.store ?? new MemoryStore(), (error) => {
     if (failed) return;
     failed = true;
     void baker?.stop();
     if (options.onFatal !== undefined) options.onFatal(error);
+    else if (options.log !== undefined) log.error("store_write_refused", { msg: error.message });
     else console.error(error.message);
   });
   const genesis = options.genesis ?? SANDBOX_GENESIS;
@@ -155,9 +175,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
   const read = options.readResource ?? fetchResource;
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
-  const now = options.now ?? Date.now;
   const sync = createSyncHeuristic({ ...limits, now });
-  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now });
+  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log });
   const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
@@ -195,6 +214,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     // a follower (P2P on, no activation of its own) takes its first blocks from the network
     topUp: !(options.p2p !== undefined && options.activate === false),
     pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
+    log,
+    ...(options.log === undefined ? {} : { onError: (e: unknown) => log.error("baker_failed", { msg: e instanceof Error ? e.message : String(e) }) }),
   });
   await baker.start();
   // the workers' records; `workers.chainValidator` is the chain validator's (workers-view.ts)
@@ -206,7 +227,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   });
   // the chain validator's record tells the synchronisation status and the bootstrapping, as Octez's
   const stopSyncEvents = reportSyncEvents(sync, (e) => workers.chainValidator.record(e));
-  const shell = { chain, protocols, genesis, validator, workers, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync };
+  const shell = { chain, protocols, genesis, validator, workers, blockRpc, baker, commit: options.commit, stats: options.stats, workBudgetMs: options.rpcWorkBudget, config: options.config ?? defaultNodeConfig(limits), sync, log };
   const p2p = options.p2p;
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
@@ -223,16 +244,36 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       if (!(error instanceof StoreWriteError)) logInternalErrorOnce(error, request);
     },
   });
+  const stopPeerEvents = p2p === undefined ? () => {} : logPeerChanges(p2p, log);
+  const serve = log.enabled("debug") ? loggingRequests(handler, log) : handler;
+  // Requests in flight, which close() waits for (bounded) before it closes the store.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   let closed = false;
   return {
-    fetch: handler,
+    fetch(request, context) {
+      if (closed) return Promise.resolve(shuttingDown());
+      inFlight++;
+      return serve(request, context).finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await baker?.stop(); // a long bake ends at its next block, and its request answers
+      if (inFlight > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          timer = setTimeout(resolve, CLOSE_DRAIN_MS);
+        });
+        clearTimeout(timer);
+      }
+      stopPeerEvents();
       network?.close();
       stopSyncEvents();
       await p2p?.close();
-      await baker?.stop();
       await prevalidator.stop();
       await workers.close();
       chain.close();
@@ -270,4 +311,37 @@ function reportingWriteFailures(kv: KeyValueStore, report: (error: StoreWriteErr
       }
     },
   };
+}
+
+/** The answer to a request that arrives while the node closes: 503, Octez's error list. */
+function shuttingDown(): Response {
+  const body = JSON.stringify([{ kind: "temporary", id: "failure", msg: "The node is shutting down" }]);
+  return new Response(body, { status: 503, headers: { "content-type": "application/json" } });
+}
+
+/** `handler`, telling each request at debug level: method, path, status and time. */
+function loggingRequests(handler: (request: Request, context?: RequestContext) => Promise<Response>, log: Logger) {
+  return async (request: Request, context?: RequestContext): Promise<Response> => {
+    const started = performance.now();
+    const response = await handler(request, context);
+    const url = new URL(request.url);
+    log.debug("rpc_request", { method: request.method, path: url.pathname + url.search, status: response.status, ms: Math.round(performance.now() - started) });
+    return response;
+  };
+}
+
+/** Tells each peer connected (with its address) and gone; the function that stops it. */
+function logPeerChanges(p2p: P2pPool, log: Logger): () => void {
+  const points = new Map<string, string>();
+  return p2p.onPeerChange((link, change) => {
+    if (change === "connected") {
+      const connection = p2p.connection(link.peerId);
+      const point = connection === undefined ? undefined : `${connection.idPoint.addr.includes(":") ? `[${connection.idPoint.addr}]` : connection.idPoint.addr}:${connection.idPoint.port ?? connection.remoteSocketPort}`;
+      if (point !== undefined) points.set(link.peerId, point);
+      log.info("peer_connected", { peer: link.peerId, point, incoming: connection?.incoming });
+    } else {
+      log.info("peer_disconnected", { peer: link.peerId, point: points.get(link.peerId) });
+      points.delete(link.peerId);
+    }
+  });
 }

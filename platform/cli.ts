@@ -1,7 +1,9 @@
 /**
  * The node's command line, in octez-node's style (`--rpc-addr`, `--data-dir`, `--history-mode`,
  * `--cors-origin`, ...), as a pure function from the argument list to options: no runtime API,
- * no I/O, so each runtime's entry point shares it and tests call it directly.
+ * no I/O, so each runtime's entry point shares it and tests call it directly. It is what an entry
+ * point loads before anything else (`--help` and a bad option are answered from it alone), so it
+ * and what it imports stay light: no schema library, no cryptography, no codec.
  *
  * @example
  * ```ts
@@ -10,13 +12,13 @@
  * ```
  * @module
  */
-import { z } from "zod";
 import type { BakeMode, HistoryMode } from "../lib/node.ts";
+import { isLogLevel, type LogLevel } from "../lib/log.ts";
 import { parseEndpoint } from "../lib/rpc/acl.ts";
-import { isPeerId } from "../lib/p2p/identity.ts";
-import { formatPoint, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point.ts";
-import { selectBootstrapKeys } from "../lib/baker/keys.ts";
+import { formatPoint, isPeerId, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point-text.ts";
+import { findBootstrapAccount, unknownBakerKeyMessage } from "../lib/baker/bootstrap-accounts.ts";
 import { MAX_SYNC_LATENCY, MAX_SYNC_THRESHOLD } from "../lib/shell/sync-heuristic.ts";
+import type { LogFormat } from "./log-format.ts";
 import type { ServeLimits } from "./serve.ts";
 
 /** Where the RPC server listens by default, as octez-node. */
@@ -72,6 +74,12 @@ export interface CommandLine {
   readonly synchronisationThreshold: number | undefined;
   /** `--sync-latency SECONDS`: how old the block of a peer in step may be. */
   readonly syncLatency: number | undefined;
+  /** `--log-level` (or `-v`: debug): the least severe log records written on stderr; info by default. */
+  readonly logLevel: LogLevel;
+  /** `--log-format`: text lines for a terminal (default) or one JSON object per line. */
+  readonly logFormat: LogFormat;
+  /** `--print-protocol-parameters`: print the protocol parameters (the file's over the defaults) and exit. */
+  readonly printProtocolParameters: boolean;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -128,10 +136,20 @@ Options:
                              all five). With some of them, blocks are baked at their slots only.
   --no-activate              Do not activate the protocol at first start; wait for an
                              activation block to be injected.
-  --protocol-parameters FILE Protocol parameters (JSON) for the activation.
+  --protocol-parameters FILE Protocol parameters for the activation: a JSON file in Octez's
+                             sandbox-parameters.json format; the fields it leaves out keep
+                             their sandbox defaults.
+  --print-protocol-parameters
+                             Print the protocol parameters the node activates with (the sandbox
+                             defaults, or --protocol-parameters FILE over them) as a complete
+                             JSON file to edit, and exit.
   --cors-origin ORIGIN       Allow cross-origin requests from ORIGIN (* for any). Repeatable.
   --cors-header HEADER       Allow HEADER in cross-origin requests. Repeatable.
-  --help                     Print this text and exit.
+  --log-level LEVEL          Log error, warn, info (default) or debug records on stderr.
+  -v                         Same as --log-level debug.
+  --log-format FORMAT        text (default: one line per event, for a terminal) or json (one
+                             object per line: time, level, event and the event's fields).
+  -h, --help                 Print this text and exit.
 
 P2P options (the node talks to peers only with --net-addr or --peer):
   --net-addr ADDR:PORT       Listen for peers on ADDR:PORT (port 9732 when left out). As octez-node's
@@ -166,7 +184,8 @@ type FlagName =
   | "--max-active-rpc-connections" | "--max-rpc-streams" | "--rpc-headers-timeout" | "--rpc-idle-timeout" | "--max-rpc-url-length" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
   | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow"
-  | "--baker-keys" | "--synchronisation-threshold" | "--bootstrap-threshold" | "--sync-latency";
+  | "--baker-keys" | "--synchronisation-threshold" | "--bootstrap-threshold" | "--sync-latency"
+  | "--log-level" | "-v" | "--log-format" | "--print-protocol-parameters";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
 const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
@@ -199,11 +218,29 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--synchronisation-threshold": { value: "N" },
   "--bootstrap-threshold": { value: "N" },
   "--sync-latency": { value: "SECONDS" },
+  "--log-level": { value: "LEVEL" },
+  "-v": {},
+  "--log-format": { value: "FORMAT" },
+  "--print-protocol-parameters": {},
 };
 
-const historyModeSchema = z.enum(["archive", "full", "rolling"]);
-const portSchema = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().max(65535));
-const secondsSchema = z.string().regex(/^\d+(\.\d+)?$/).transform(Number).pipe(z.number().positive());
+/** Short options and the long ones they stand for. */
+const SHORT: Readonly<Record<string, FlagName | "--help">> = { "-h": "--help", "-v": "-v" };
+
+const HISTORY_MODES: readonly HistoryMode[] = ["archive", "full", "rolling"];
+const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
+
+/** A port text (up to five digits, at most 65535), or undefined. */
+function portOf(text: string): number | undefined {
+  const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  return n <= 65535 ? n : undefined;
+}
+
+/** A positive number of seconds (digits, an optional fraction), or undefined. */
+function secondsOf(text: string): number | undefined {
+  const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  return n > 0 ? n : undefined;
+}
 
 /**
  * Parses the arguments that follow the program name.
@@ -213,7 +250,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const seen = new Map<FlagName, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith("--")) throw new UsageError(`Unexpected argument "${arg}".`);
+    if (/^-v{2,}$/.test(arg)) throw new UsageError(`Option ${arg} is not supported: -v already writes every log record (--log-level debug).`);
+    if (/^-[^-]/.test(arg)) {
+      if (!Object.hasOwn(SHORT, arg)) throw new UsageError(`Unknown option "${arg}".`);
+      if (SHORT[arg] === "--help") return { help: true };
+    } else if (!arg.startsWith("--")) {
+      throw new UsageError(`Unexpected argument "${arg}".`);
+    }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg : arg.slice(0, eq);
     if (!Object.hasOwn(FLAGS, name)) throw new UsageError(`Unknown option "${name}".`);
@@ -227,7 +270,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       value = arg.slice(eq + 1);
     } else {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith("--")) {
+      if (next === undefined || (next.startsWith("-") && next.length > 1 && !/^-\d/.test(next))) {
         throw new UsageError(`Option ${flag} needs a value (${spec.value}).`);
       }
       value = next;
@@ -250,6 +293,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     throw new UsageError("--bootstrap-threshold is deprecated; use --synchronisation-threshold instead. Do not use both at the same time.");
   }
   const thresholdFlag = seen.has("--bootstrap-threshold") ? "--bootstrap-threshold" : "--synchronisation-threshold";
+  if (seen.has("-v") && seen.has("--log-level")) throw new UsageError("Options -v and --log-level cannot be used together.");
   return {
     help: false,
     options: {
@@ -283,6 +327,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       expectedPow: mapDefined(one("--expected-pow"), (text) => parseExpectedPow(text, "--expected-pow")),
       synchronisationThreshold: mapDefined(one(thresholdFlag), (text) => parseWhole(thresholdFlag, text, MAX_SYNC_THRESHOLD, "peers")),
       syncLatency: mapDefined(one("--sync-latency"), (text) => parseWhole("--sync-latency", text, MAX_SYNC_LATENCY, "seconds")),
+      logLevel: seen.has("-v") ? "debug" : parseLogLevel(one("--log-level") ?? "info"),
+      logFormat: parseLogFormat(one("--log-format") ?? "text"),
+      printProtocolParameters: seen.has("--print-protocol-parameters"),
       given: new Set(seen.keys()),
     },
   };
@@ -291,11 +338,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 /** `HOST:PORT`, `HOST` (port 8732), `[IPv6]:PORT` or `[IPv6]`. */
 export function parseRpcAddr(text: string): RpcAddr {
   const match = /^\[([0-9A-Fa-f:.]+)\](?::(.*))?$/.exec(text) ?? /^([A-Za-z0-9.-]+)(?::(.*))?$/.exec(text);
-  const port = portSchema.safeParse(match?.[2] ?? "8732");
-  if (!match || !port.success) {
+  const port = portOf(match?.[2] ?? "8732");
+  if (!match || port === undefined) {
     throw new UsageError(`Invalid --rpc-addr "${text}": expected HOST:PORT with a port from 0 to 65535.`);
   }
-  return { hostname: match[1]!, port: port.data };
+  return { hostname: match[1]!, port };
 }
 
 function mapDefined<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
@@ -414,11 +461,8 @@ function parseBakerKeys(text: string): string[] {
   if (keys.includes("")) {
     throw new UsageError(`Invalid --baker-keys "${text}": expected comma-separated accounts (bootstrap1 ... bootstrap5 or their tz1 addresses).`);
   }
-  try {
-    selectBootstrapKeys(keys);
-  } catch (error) {
-    throw new UsageError(`Invalid --baker-keys "${text}": ${(error as Error).message}.`);
-  }
+  const unknown = keys.find((k) => findBootstrapAccount(k) === undefined);
+  if (unknown !== undefined) throw new UsageError(`Invalid --baker-keys "${text}": ${unknownBakerKeyMessage(unknown)}.`);
   return keys;
 }
 
@@ -469,24 +513,35 @@ function parseServeLimits(one: (flag: FlagName) => string | undefined): ServeLim
 /** Seconds (fractions allowed, up to an hour) as milliseconds, or undefined when absent. */
 function parseBudget(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const s = secondsSchema.safeParse(text);
-  if (!s.success || s.data > 3600) throw new UsageError(`Invalid --rpc-work-budget "${text}": expected seconds, more than 0 and at most 3600.`);
-  return Math.round(s.data * 1000);
+  const s = secondsOf(text);
+  if (s === undefined || s > 3600) throw new UsageError(`Invalid --rpc-work-budget "${text}": expected seconds, more than 0 and at most 3600.`);
+  return Math.round(s * 1000);
 }
 
 function parseBake(text: string): BakeMode {
   if (text === "auto" || text === "manual") return { mode: text };
-  const seconds = text.startsWith("interval:") ? secondsSchema.safeParse(text.slice(9)) : undefined;
-  if (!seconds?.success) {
+  const seconds = text.startsWith("interval:") ? secondsOf(text.slice(9)) : undefined;
+  if (seconds === undefined) {
     throw new UsageError(`Invalid --bake "${text}": expected auto, manual or interval:<seconds> (seconds > 0).`);
   }
-  return { mode: "interval", seconds: seconds.data };
+  return { mode: "interval", seconds };
 }
 
 function parseHistoryMode(text: string): HistoryMode {
-  const mode = historyModeSchema.safeParse(text);
-  if (!mode.success) throw new UsageError(`Invalid --history-mode "${text}": expected archive, full or rolling.`);
-  return mode.data;
+  const mode = HISTORY_MODES.find((m) => m === text);
+  if (mode === undefined) throw new UsageError(`Invalid --history-mode "${text}": expected archive, full or rolling.`);
+  return mode;
+}
+
+function parseLogLevel(text: string): LogLevel {
+  if (!isLogLevel(text)) throw new UsageError(`Invalid --log-level "${text}": expected error, warn, info or debug.`);
+  return text;
+}
+
+function parseLogFormat(text: string): LogFormat {
+  const format = LOG_FORMATS.find((f) => f === text);
+  if (format === undefined) throw new UsageError(`Invalid --log-format "${text}": expected text or json.`);
+  return format;
 }
 
 function nonEmpty(flag: FlagName, values: string[]): string[] {

@@ -1,24 +1,30 @@
 /**
- * What every entry point does (`platform/{node,deno,bun}/main.ts`): parse the command line, open
- * the store, load the P2P identity and create the pool when P2P is on, create the node, serve it,
- * start P2P, and shut down cleanly on SIGINT or SIGTERM (servers first, then P2P, then the node and
- * its store, then exit 0). `identity …` runs the identity command instead. The runtime's `serve`
+ * What every entry point does once `entry.ts` has read the command line: open the store, load the
+ * P2P identity and create the pool when P2P is on, create the node, serve it, start P2P, log the
+ * start (and the sandbox's bootstrap accounts), and shut down cleanly on SIGINT or SIGTERM (the
+ * node first, so that a long bake answers the blocks it baked, then the servers and P2P, then
+ * exit 0). `--print-protocol-parameters` prints the parameters instead. The runtime's `serve`
  * comes in as an argument, so this file never imports an adapter.
  * @module
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
-import { z } from "zod";
 import { createNode, type NodeOptions, type TezosNode } from "../lib/node.ts";
+import type { Json } from "../lib/encoding/codec.ts";
+import { createLogger, type Logger, type LogRecord, type LogSink } from "../lib/log.ts";
+import { BOOTSTRAP_ACCOUNTS } from "../lib/baker/bootstrap-accounts.ts";
+import { chainIdOf, SANDBOX_GENESIS } from "../lib/shell/genesis.ts";
+import { B58, b58encode } from "../lib/encoding/base58.ts";
 import type { KeyValueStore } from "../lib/store/kv.ts";
 import { MemoryStore } from "../lib/store/memory.ts";
-import { type CommandLine, HELP, parseArgs, UsageError } from "./cli.ts";
+import { type CommandLine, UsageError } from "./cli.ts";
 import type { HttpServer, Serve } from "./serve.ts";
 import { ALLOW_ALL, type AclEntry, aclForAddress } from "../lib/rpc/acl.ts";
 import { type ConfigFile, readConfigFile } from "./config.ts";
 import { configAnswer } from "./config-answer.ts";
-import { runIdentityCommand } from "./identity-command.ts";
+import { lineSink } from "./log-format.ts";
+import { ParametersFileError, printParameters, protocolParameters as parametersOf } from "./protocol-parameters.ts";
 import { NO_P2P_CONFIG, type NodePool, openPool, p2pLine, type P2pSettings, p2pSettings } from "./p2p.ts";
 import { IdentityFileProblem } from "./identity-file.ts";
 import { formatPoint } from "../lib/p2p/encoding/point.ts";
@@ -34,32 +40,25 @@ export interface RunPlatform {
 }
 
 /**
- * Runs the node as the command line asks; returns once it listens (the process then lives until
- * a signal). Every failure to start prints one message on stderr and exits with code 1.
+ * Runs the node as the command line (`parseArgs` of `cli.ts`) asks; returns once it listens (the
+ * process then lives until a signal). Every failure to start prints one message on stderr and
+ * exits with code 1. Log records go to stderr as `--log-level` and `--log-format` say.
  */
-export async function run(argv: readonly string[], platform: RunPlatform): Promise<void> {
-  if (argv[0] === "identity") {
-    const code = await runIdentityCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: process.stderr });
-    return process.exit(code);
-  }
-  let options: CommandLine;
-  try {
-    const parsed = parseArgs(argv);
-    if (parsed.help) {
-      process.stdout.write(HELP);
-      return process.exit(0);
-    }
-    options = parsed.options;
-  } catch (error) {
-    if (error instanceof UsageError) fail(`${error.message}\nRun with --help to list the options.`);
-    throw error;
-  }
+export async function run(commandLine: CommandLine, platform: RunPlatform): Promise<void> {
+  let options = commandLine;
+  const sink = startingSink(lineSink(options.logLevel, options.logFormat, (text) => void process.stderr.write(text)));
+  const log = createLogger(sink);
   if (options.serveLimits.headersTimeout !== undefined && runtimeName() === "bun") {
     fail("Option --rpc-headers-timeout cannot be used under Bun: Bun's HTTP server fixes the time a client has to send its request head (about 10 s).");
   }
 
   const protocolParameters =
     options.protocolParameters === undefined ? undefined : await readParameters(options.protocolParameters);
+  if (options.printProtocolParameters) {
+    const { sandboxParameters } = await import("../lib/protocols/hangzhou/sandbox-parameters.ts");
+    process.stdout.write(printParameters(protocolParameters ?? sandboxParameters()));
+    return process.exit(0);
+  }
   let policy: AclEntry[] = [];
   let file: ConfigFile | undefined;
   ({ options, policy, file } = await withConfigFile(options));
@@ -91,7 +90,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     process.once("SIGINT", interrupt);
     process.once("SIGTERM", interrupt);
     try {
-      p2pPool = await openPool(p2p, options.dataDir, { progress: process.stderr, log: (line) => process.stderr.write(`${line}\n`) }, search.signal);
+      p2pPool = await openPool(p2p, options.dataDir, { progress: process.stderr, log: (line) => log.info("p2p", { msg: line.replace(/^p2p: /, "") }) }, search.signal);
     } catch (error) {
       await store.close().catch(() => {});
       if (search.signal.aborted) {
@@ -124,6 +123,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     protocolParameters,
     config: configAnswer(options, file, p2p),
     ...(pool === undefined ? {} : { p2p: pool }),
+    log: sink,
   };
   let node: TezosNode;
   // A write the store refuses (full disk, read-only device) ends the node: one line, exit 1; the
@@ -137,12 +137,14 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     await store.close().catch(() => {});
     fail(`Cannot start the node: ${messageOf(error)}`);
   }
-  // Servers first (no new calls), then P2P (node.close() closes the pool too; closing twice is
-  // harmless), then the node and its store.
+  // The node first: its baker stops at the next block boundary, the requests in flight get
+  // their answers (a long bake the blocks baked so far) and new ones a 503, then P2P and the
+  // store close. Then the servers, which end the connections still open (monitor streams), and
+  // P2P (node.close() closed the pool already; closing twice is harmless).
   const closeAll = async (servers: readonly HttpServer[]) => {
+    await node.close();
     await Promise.all(servers.map((s) => s.close()));
     await pool?.close();
-    await node.close();
   };
 
   // One server per address; each serves with its address's access policy, as Octez chooses it.
@@ -166,6 +168,12 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
     }
     console.log(p2pLine(p2p, p2pPool));
   }
+  sink.started();
+  await logStart(node, log, {
+    rpc: servers.map((s) => s.url).join(","),
+    dataDir: options.dataDir,
+    bootstrapAccounts: protocolParameters?.["bootstrap_accounts"],
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -174,6 +182,7 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
       return process.exit(1);
     }
     stopping = true;
+    log.info("node_stopping", { signal });
     try {
       await closeAll(servers);
     } catch (error) {
@@ -201,10 +210,11 @@ export async function run(argv: readonly string[], platform: RunPlatform): Promi
   };
 }
 
-const parametersSchema = z.record(z.string(), z.unknown());
-
-/** Reads the `--protocol-parameters` file: a JSON object, passed on as is. */
-async function readParameters(path: string): Promise<Record<string, unknown>> {
+/**
+ * Reads the `--protocol-parameters` file: Octez's sandbox-parameters.json format, the fields it
+ * gives over the sandbox defaults, each checked (`protocol-parameters.ts`).
+ */
+async function readParameters(path: string): Promise<Record<string, Json>> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -218,13 +228,64 @@ async function readParameters(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     fail(`Invalid --protocol-parameters "${path}": not JSON (${messageOf(error)}).`);
   }
-  const parsed = parametersSchema.safeParse(json);
-  if (!parsed.success) fail(`Invalid --protocol-parameters "${path}": expected a JSON object.`);
-  return parsed.data;
+  try {
+    return parametersOf(json, path);
+  } catch (error) {
+    if (error instanceof ParametersFileError) fail(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Logs `node_started` (RPC address, chain, head, history mode, data directory) and, on the
+ * sandbox chain, its bootstrap accounts as a table: those funded by the parameters file, or all
+ * five. Read through the node's own RPC, as a client would.
+ */
+async function logStart(node: TezosNode, log: Logger, at: { rpc: string; dataDir: string | undefined; bootstrapAccounts: Json | undefined }): Promise<void> {
+  if (!log.enabled("info")) return;
+  const read = async (path: string) => (await node.fetch(new Request(`http://localhost${path}`))).json() as Promise<Record<string, Json>>;
+  const header = await read("/chains/main/blocks/head/header");
+  const mode = (await read("/config/history_mode"))["history_mode"];
+  log.info("node_started", {
+    rpc: at.rpc,
+    chain: String(header["chain_id"]),
+    head_level: Number(header["level"]),
+    head: String(header["hash"]),
+    history_mode: typeof mode === "string" ? mode : JSON.stringify(mode),
+    data_dir: at.dataDir ?? "memory",
+  });
+  if (header["chain_id"] !== b58encode(B58.chainId, chainIdOf(SANDBOX_GENESIS))) return;
+  const funded = Array.isArray(at.bootstrapAccounts) ? new Set(at.bootstrapAccounts.map((a) => (Array.isArray(a) ? a[0] : undefined))) : undefined;
+  const accounts = BOOTSTRAP_ACCOUNTS.filter((a) => funded === undefined || funded.has(a.publicKey) || funded.has(a.address));
+  if (accounts.length === 0) return;
+  log.info("bootstrap_accounts", {
+    accounts: accounts.map((a) => ({ name: a.name, address: a.address, "public key": a.publicKey, "secret key": a.secretKey })),
+  });
 }
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * `sink`, holding the info and debug records until `started()` (the blocks a fresh sandbox bakes
+ * while the node opens), then writing them: a node that cannot start (a port in use) prints its
+ * one-line reason alone. Warnings and errors go through at once.
+ */
+function startingSink(sink: LogSink): LogSink & { started(): void } {
+  let held: LogRecord[] | undefined = [];
+  return {
+    level: sink.level,
+    write(record) {
+      if (held !== undefined && (record.level === "info" || record.level === "debug")) held.push(record);
+      else sink.write(record);
+    },
+    started() {
+      const records = held ?? [];
+      held = undefined;
+      for (const record of records) sink.write(record);
+    },
+  };
 }
 
 /** Prints `message` on stderr and exits with code 1. */

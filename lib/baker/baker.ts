@@ -32,6 +32,7 @@
  * @module
  */
 import type { SecretKey } from "../crypto/keys.ts";
+import { type LogLevel, type Logger, SILENT_LOGGER } from "../log.ts";
 import { B58, b58decode } from "../encoding/base58.ts";
 import type { Block, Chain } from "../shell/chain.ts";
 import type { BlockValidator } from "../shell/validator.ts";
@@ -87,6 +88,16 @@ export interface BakerOptions {
    * a follower on a network, which bakes nothing of its own at start, says false.
    */
   readonly topUp?: boolean;
+  /** Where each baked block is told (`block_baked`: level, hash, operations, priority, ms); nowhere by default. */
+  readonly log?: Logger;
+}
+
+/** Options of {@link Baker.bakeMany}. */
+export interface BakeManyOptions {
+  /** Stops the bake at the next block boundary (a client that went away). */
+  readonly signal?: AbortSignal;
+  /** Called after each block is stored, with the number baked so far. */
+  readonly onBlock?: (block: BakedBlock, baked: number) => void;
 }
 
 /** A running sandbox baker. */
@@ -99,13 +110,17 @@ export interface Baker {
   bake(): Promise<string>;
   /** Bakes one block and describes it (priority, endorsing power, nonce…). */
   bakeBlock(): Promise<BakedBlock>;
-  /** Bakes `n` blocks in a row (1 ≤ n ≤ {@link MAX_BAKE_COUNT}); their hashes, oldest first. */
-  bakeMany(n: number): Promise<string[]>;
+  /**
+   * Bakes `n` blocks in a row (1 ≤ n ≤ {@link MAX_BAKE_COUNT}); their hashes, oldest first. It
+   * stops early, at a block boundary, when {@link stop} is called or `options.signal` aborts, and
+   * answers the blocks baked until then (each stored whole; none half-baked).
+   */
+  bakeMany(n: number, options?: BakeManyOptions): Promise<string[]>;
   /** Operations wait: in `auto` mode (once started), bake a block soon. Other modes ignore it. */
   notify(): void;
   /** Starts the mode's background work; in `auto` mode resolves after the start-up blocks. */
   start(): Promise<void>;
-  /** Stops background work and waits for the block being baked, if any. */
+  /** Stops background work and a {@link bakeMany} in progress, and waits for the block being baked, if any. */
   stop(): Promise<void>;
 }
 
@@ -122,6 +137,9 @@ class SandboxBaker implements Baker {
   private readonly timers: Timers;
   private readonly maxLead: number;
   private readonly onError: (error: unknown) => void;
+  private readonly log: Logger;
+  /** How many times {@link stop} was called: a {@link bakeMany} stops when it changes. */
+  private stops = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private started = false;
   private timer: unknown = undefined;
@@ -156,6 +174,7 @@ class SandboxBaker implements Baker {
     this.maxLead = o.maxLeadSeconds ?? AUTO_MAX_LEAD_SECONDS;
     this.onError = o.onError ?? ((e) => console.error("baker:", e));
     this.topUpAtStart = o.topUp !== false;
+    this.log = o.log ?? SILENT_LOGGER;
   }
 
   /** Runs `job` after every earlier one; its failure does not block later jobs. */
@@ -165,8 +184,11 @@ class SandboxBaker implements Baker {
     return p;
   }
 
-  private async bakeOne(head: Block = this.chain.head, plan?: BlockPlan): Promise<BakedBlock> {
+  /** Bakes a block and tells it (at `level`: a block of a many-block bake is a debug record). */
+  private async bakeOne(head: Block = this.chain.head, plan?: BlockPlan, level: LogLevel = "info"): Promise<BakedBlock> {
+    const started = performance.now();
     const b = await bakeBlock(this.env, head, plan);
+    this.log[level]("block_baked", { block_level: b.level, hash: b.hash, operations: b.operations, priority: b.priority, ms: Math.round(performance.now() - started) });
     this.baked.notify(b);
     return b;
   }
@@ -213,12 +235,18 @@ class SandboxBaker implements Baker {
     return (await this.bakeBlock()).hash;
   }
 
-  bakeMany(n: number): Promise<string[]> {
+  bakeMany(n: number, options: BakeManyOptions = {}): Promise<string[]> {
     if (typeof n !== "number" || !Number.isInteger(n)) return Promise.reject(new TypeError(`bakeMany: n must be an integer, got ${String(n)}`));
     if (n < 1 || n > MAX_BAKE_COUNT) return Promise.reject(new RangeError(`bakeMany: n must be in [1, ${MAX_BAKE_COUNT}], got ${n}`));
+    const stops = this.stops;
     return this.run(async () => {
       const out: string[] = [];
-      for (let i = 0; i < n; i++) out.push((await this.bakeOne()).hash);
+      const level: LogLevel = n === 1 ? "info" : "debug";
+      while (out.length < n && this.stops === stops && options.signal?.aborted !== true) {
+        const block = await this.bakeOne(undefined, undefined, level);
+        out.push(block.hash);
+        options.onBlock?.(block, out.length);
+      }
       return out;
     });
   }
@@ -320,6 +348,7 @@ class SandboxBaker implements Baker {
 
   async stop(): Promise<void> {
     this.started = false;
+    this.stops++;
     if (this.timer !== undefined) {
       this.timers.clearTimeout(this.timer);
       this.timer = undefined;

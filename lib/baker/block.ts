@@ -66,6 +66,8 @@ export interface BakedBlock {
   readonly seedNonceHash?: string;
   /** Levels whose nonces the block reveals. */
   readonly revealed: readonly number[];
+  /** The number of operations in the block, every validation pass together. */
+  readonly operations: number;
 }
 
 /** Raised when the head cannot be built on by a Hangzhou baker (protocol not activated yet). */
@@ -181,5 +183,6 @@ export async function bakeBlock(env: BakeEnv, head: Block = env.chain.head, plan
     endorsingPower: plan.endorsingPower,
     ...(seedNonceHash === undefined ? {} : { seedNonceHash }),
     revealed: plan.revelations.map((r) => r.level),
+    operations: operations.reduce((sum, pass) => sum + pass.length, 0),
   };
 }

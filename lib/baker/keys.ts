@@ -11,15 +11,10 @@
  * @module
  */
 import { formatPublicKeyHash, parseSecretKey, publicKeyHash, publicKeyOf, type PublicKey, type SecretKey } from "../crypto/keys.ts";
+import { BOOTSTRAP_ACCOUNTS, findBootstrapAccount, unknownBakerKeyMessage } from "./bootstrap-accounts.ts";
 
 /** The unencrypted secret keys of bootstrap1..5 of the Octez sandbox. */
-export const BOOTSTRAP_SECRET_KEYS: readonly string[] = Object.freeze([
-  "edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBDusMxDJstFtojtc1zcpsh",
-  "edsk39qAm1fiMjgmPkw1EgQYkMzkJezLNewd7PLNHTkr6w9XA2zdfo",
-  "edsk4ArLQgBTLWG5FJmnGnT689VKoqhXwmDPBuGx3z4cvwU9MmrPZZ",
-  "edsk2uqQB9AY4FvioK2YMdfmyMrer5R8mGFyuaLLFfSRo8EoyNdht3",
-  "edsk4QLrcijEffxV31gGdN2HU7UpyJjA8drFoNcmnB28n89YjPNRFm",
-]);
+export const BOOTSTRAP_SECRET_KEYS: readonly string[] = Object.freeze(BOOTSTRAP_ACCOUNTS.map((a) => a.secretKey));
 
 /** bootstrap1..5's secret keys, parsed. */
 export function bootstrapSecretKeys(): SecretKey[] {
@@ -27,7 +22,7 @@ export function bootstrapSecretKeys(): SecretKey[] {
 }
 
 /** The names of the sandbox's bootstrap accounts, in order (`bootstrap1` … `bootstrap5`). */
-export const BOOTSTRAP_NAMES: readonly string[] = Object.freeze(BOOTSTRAP_SECRET_KEYS.map((_, i) => `bootstrap${i + 1}`));
+export const BOOTSTRAP_NAMES: readonly string[] = Object.freeze(BOOTSTRAP_ACCOUNTS.map((a) => a.name));
 
 /**
  * The bootstrap keys a baker bakes and endorses with, named by account (`bootstrap2`) or by
@@ -39,19 +34,11 @@ export function selectBootstrapKeys(names?: readonly string[]): SecretKey[] {
   if (names === undefined) return all;
   if (!Array.isArray(names)) throw new TypeError("baker keys must be a list of bootstrap account names or tz1 addresses");
   if (names.length === 0) throw new RangeError("baker keys: at least one key is needed (bootstrap1 … bootstrap5 or their tz1 addresses)");
-  const byName = new Map<string, number>();
-  all.forEach((sk, i) => {
-    byName.set(BOOTSTRAP_NAMES[i]!, i);
-    byName.set(formatPublicKeyHash(publicKeyHash(publicKeyOf(sk))), i);
-  });
   const chosen = new Set<number>();
   for (const name of names) {
-    const i = typeof name === "string" ? byName.get(name) : undefined;
-    if (i === undefined) {
-      const shown = typeof name === "string" ? JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name) : String(name);
-      throw new RangeError(`Unknown baker key ${shown}: expected ${BOOTSTRAP_NAMES.join(", ")} or one of their tz1 addresses`);
-    }
-    chosen.add(i);
+    const account = typeof name === "string" ? findBootstrapAccount(name) : undefined;
+    if (account === undefined) throw new RangeError(unknownBakerKeyMessage(name));
+    chosen.add(BOOTSTRAP_ACCOUNTS.indexOf(account));
   }
   return [...chosen].map((i) => all[i]!);
 }

@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-export { AUTO_START_LEVEL, type Baker, type BakerOptions, createBaker, MAX_BAKE_COUNT, type Timers } from "./baker.ts";
+export { AUTO_START_LEVEL, type Baker, type BakerOptions, type BakeManyOptions, createBaker, MAX_BAKE_COUNT, type Timers } from "./baker.ts";
 export {
   type BakedBlock,
   bakeBlock,
@@ -25,6 +25,7 @@ export {
   proofOfWorkNonce,
   proofOfWorkStamp,
 } from "./block.ts";
+export { BOOTSTRAP_ACCOUNTS, type BootstrapAccount, findBootstrapAccount } from "./bootstrap-accounts.ts";
 export { BOOTSTRAP_NAMES, BOOTSTRAP_SECRET_KEYS, bootstrapSecretKeys, type HeldKey, keyRing, selectBootstrapKeys } from "./keys.ts";
 export { type BakerMode, checkBakerMode, formatBakerMode, MAX_INTERVAL_SECONDS, parseBakerMode } from "./mode.ts";
 export { drawNonce, NONCE_SIZE, NonceStore } from "./nonces.ts";

@@ -17,6 +17,7 @@ import { x25519 } from "@noble/curves/ed25519.js";
 import { blake2b } from "../crypto/blake2b.ts";
 import { B58, b58encode, b58tryDecode } from "../encoding/base58.ts";
 import { toHex, tryFromHex } from "../encoding/hex.ts";
+import { isPeerId } from "./encoding/point-text.ts";
 
 /** Size of X25519 public and secret keys. */
 export const KEY_SIZE = 32;
@@ -70,9 +71,7 @@ export function peerIdOf(publicKey: Uint8Array): string {
 }
 
 /** Whether `text` is a well-formed peer id (`id…`). */
-export function isPeerId(text: string): boolean {
-  return typeof text === "string" && b58tryDecode(B58.cryptoboxPublicKeyHash, text) !== undefined;
-}
+export { isPeerId };
 
 // ---------------------------------------------------------------------------------------------
 // Proof of work

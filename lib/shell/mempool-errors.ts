@@ -9,7 +9,7 @@ import { int8, int31 } from "../encoding/integers.ts";
 import { list } from "../encoding/list.ts";
 import { obj, req } from "../encoding/object.ts";
 import { failure } from "../errors/core.ts";
-import { defineError, ErrorItem, type ErrorDefinition, type TezosError, type TraceItem } from "../errors/registry.ts";
+import { defineError, ErrorItem, type ErrorDefinition, TezosError, type TraceItem } from "../errors/registry.ts";
 import type { ErrorClass } from "./mempool-plugin.ts";
 
 /** `node.prevalidation.parse_error`: the operation's bytes are not an operation of the protocol. */
@@ -102,6 +102,16 @@ export function printTrace(trace: readonly TraceItem[]): string {
 }
 
 /** A `failure` error with Octez's message (`failwith`). */
-export function failWith(msg: string): TezosError {
-  return failure.error({ msg });
+export function failWith(msg: string, trace?: readonly TraceItem[]): TezosError {
+  if (trace === undefined || trace.length === 0) return failure.error({ msg });
+  return new TezosError(failure.create({ msg }), { cause: new TezosError(trace) });
+}
+
+/**
+ * The error ids behind a refusal: those of the trace a {@link failWith} error was made from
+ * (the protocol's, say `proto.011-PtHangz2.contract.balance_too_low`), else the error's own.
+ */
+export function refusalIds(error: unknown): string[] {
+  const inner = error instanceof TezosError && error.cause instanceof TezosError ? error.cause : error;
+  return inner instanceof TezosError ? inner.trace.map((item) => item.id) : ["failure"];
 }

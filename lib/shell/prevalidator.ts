@@ -345,7 +345,7 @@ export class Prevalidator {
     try {
       op = this.parse(bytes, shell);
     } catch (e) {
-      throw failWith(`Invalid operation ${shell.hash}: ${printTrace(traceOf(e))}.`);
+      throw failWith(`Invalid operation ${shell.hash}: ${printTrace(traceOf(e))}.`, traceOf(e));
     }
     if (force) {
       await this.catchUp();
@@ -358,7 +358,7 @@ export class Prevalidator {
     await this.catchUp();
     const outcome = await this.classify(op);
     if (outcome.classification !== "applied") {
-      throw failWith(`Error while applying operation ${op.hash}:\n${printTrace(outcome.trace ?? [])}`);
+      throw failWith(`Error while applying operation ${op.hash}:\n${printTrace(outcome.trace ?? [])}`, outcome.trace);
     }
     this.record(outcome);
   }

@@ -30,6 +30,7 @@ import {
 import { hashOperation, operationsHashOf, shellOperation } from "./operations.ts";
 import type { BlockResult, Protocol, ShellOperation, ValidationState } from "./protocol.ts";
 import { errorsOf, Worker } from "./worker.ts";
+import { type Logger, SILENT_LOGGER } from "../log.ts";
 import { type BlockValidatorEvent, blockValidatorEventLevel, type BlockValidatorRequest } from "./worker-states.ts";
 
 /** Finds the implementation of a protocol hash, if the node has one. */
@@ -73,9 +74,13 @@ export class BlockValidator {
   /** The requests (validations, pre-applications), one at a time, and their events. */
   readonly worker: Worker<BlockValidatorRequest, BlockValidatorEvent>;
 
-  /** `options.now`: the worker's clock (`Date.now` when absent). */
-  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number } = {}) {
+  /** Where blocks from peers are told once validated (`block_validated`); nowhere by default. */
+  private readonly log: Logger;
+
+  /** `options.now`: the worker's clock (`Date.now` when absent); `options.log`: see {@link log}. */
+  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number; log?: Logger } = {}) {
     this.chain = chain;
+    this.log = options.log ?? SILENT_LOGGER;
     this.protocols = protocols;
     this.worker = new Worker<BlockValidatorRequest, BlockValidatorEvent>({
       name: { base: "validator-block" },
@@ -182,7 +187,18 @@ export class BlockValidator {
    * `options.peer`: the peer it came from, shown in the request.
    */
   inject(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { force?: boolean; peer?: string } = {}): Promise<string> {
-    return this.worker.push(this.validation(bytes, options.peer), () => this.validateAndStore(bytes, operations, options.force === true));
+    let started = 0;
+    const done = this.worker.push(this.validation(bytes, options.peer), () => {
+      started = performance.now(); // the validation's own time, not the wait in the queue
+      return this.validateAndStore(bytes, operations, options.force === true);
+    });
+    const peer = options.peer;
+    if (peer === undefined || !this.log.enabled("info")) return done;
+    return done.then((hash) => {
+      const count = operations.reduce((sum, pass) => sum + pass.length, 0);
+      this.log.info("block_validated", { block_level: this.levelOf(bytes), hash, operations: count, peer, ms: Math.round(performance.now() - started) });
+      return hash;
+    });
   }
 
   private async validateAndStore(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], force: boolean): Promise<string> {

@@ -3,7 +3,7 @@
  * @module
  */
 import process from "node:process";
-import { run } from "../run.ts";
-import { serve } from "./serve.ts";
+import { main } from "../entry.ts";
 
-await run(process.argv.slice(2), { serve });
+// The node and the HTTP adapter load only once the command line is read (`entry.ts`).
+await main(process.argv.slice(2), async () => (await import("./serve.ts")).serve);

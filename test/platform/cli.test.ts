@@ -41,6 +41,9 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     expectedPow: undefined,
     synchronisationThreshold: undefined,
     syncLatency: undefined,
+    logLevel: "info",
+    logFormat: "text",
+    printProtocolParameters: false,
     given: new Set(),
   });
 });
@@ -92,6 +95,9 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       expectedPow: undefined,
       synchronisationThreshold: undefined,
       syncLatency: undefined,
+      logLevel: "info",
+      logFormat: "text",
+      printProtocolParameters: false,
       given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body", "--max-active-rpc-connections", "--max-rpc-streams", "--rpc-headers-timeout", "--rpc-idle-timeout", "--max-rpc-url-length"]),
     },
   );
@@ -117,16 +123,49 @@ test("parseArgs() with --memory has no data directory", () => {
   assert.is(options(["--memory"]).dataDir, undefined);
 });
 
-test("parseArgs() answers help for --help wherever it stands, even after a bad option", () => {
+test("parseArgs() answers help for --help or -h wherever it stands, even before a bad option", () => {
   assert.equal(parseArgs(["--help"]), { help: true });
+  assert.equal(parseArgs(["-h"]), { help: true });
   assert.equal(parseArgs(["--memory", "--help", "--bogus"]), { help: true });
+  assert.equal(parseArgs(["--data-dir", "d", "-h", "--bogus"]), { help: true });
+});
+
+test("parseArgs() reads the log options: --log-level, -v (debug), --log-format", () => {
+  assert.is(options(["--log-level", "warn"]).logLevel, "warn");
+  assert.is(options(["--log-level=error"]).logLevel, "error");
+  assert.is(options(["-v"]).logLevel, "debug");
+  assert.is(options(["--log-format", "json"]).logFormat, "json");
+  assert.is(options(["--log-format=text", "-v"]).logFormat, "text");
+  assert.is(usageError(["--log-level", "verbose"]), 'Invalid --log-level "verbose": expected error, warn, info or debug.');
+  assert.is(usageError(["--log-level", "INFO"]), 'Invalid --log-level "INFO": expected error, warn, info or debug.');
+  assert.is(usageError(["--log-format", "xml"]), 'Invalid --log-format "xml": expected text or json.');
+  assert.is(usageError(["--log-level"]), "Option --log-level needs a value (LEVEL).");
+  assert.is(usageError(["--log-level", "-v"]), "Option --log-level needs a value (LEVEL).");
+  assert.is(usageError(["-v", "--log-level", "info"]), "Options -v and --log-level cannot be used together.");
+  assert.is(usageError(["-v", "-v"]), "Option -v is given more than once.");
+  assert.is(usageError(["-v=1"]), 'Unknown option "-v=1".');
+  for (const flag of ["-vv", "-vvv"]) {
+    assert.is(usageError([flag]), `Option ${flag} is not supported: -v already writes every log record (--log-level debug).`);
+  }
+});
+
+test("parseArgs() reads --print-protocol-parameters, alone or with a file", () => {
+  assert.is(options(["--print-protocol-parameters"]).printProtocolParameters, true);
+  const o = options(["--print-protocol-parameters", "--protocol-parameters", "p.json"]);
+  assert.equal([o.printProtocolParameters, o.protocolParameters], [true, "p.json"]);
+  assert.is(usageError(["--print-protocol-parameters=yes"]), "Option --print-protocol-parameters takes no value.");
+});
+
+test("a negative number is still read as a value (and refused for what it is)", () => {
+  assert.is(usageError(["--max-rpc-streams", "-1"]), 'Invalid --max-rpc-streams "-1": expected a whole number from 1 to 1000000.');
 });
 
 test("the help text lists every option", () => {
   for (const flag of [
     "--rpc-addr", "--data-dir", "--memory", "--history-mode", "--bake", "--no-activate",
-    "--protocol-parameters", "--cors-origin", "--cors-header", "--help",
+    "--protocol-parameters", "--cors-origin", "--cors-header",
     "--baker-keys", "--synchronisation-threshold", "--bootstrap-threshold", "--sync-latency",
+    "--log-level", "-v", "--log-format", "--print-protocol-parameters", "-h, --help",
   ]) {
     assert.ok(HELP.includes(`  ${flag}`), flag);
   }
@@ -135,7 +174,8 @@ test("the help text lists every option", () => {
 test("parseArgs() rejects an unknown option or a stray argument", () => {
   assert.is(usageError(["--bogus"]), 'Unknown option "--bogus".');
   assert.is(usageError(["--rpc-port=1"]), 'Unknown option "--rpc-port".');
-  assert.is(usageError(["-h"]), 'Unexpected argument "-h".');
+  assert.is(usageError(["-x"]), 'Unknown option "-x".');
+  assert.is(usageError(["-help"]), 'Unknown option "-help".');
   assert.is(usageError(["run"]), 'Unexpected argument "run".');
 });
 

@@ -46,7 +46,8 @@ failures("a full disk stops the node with one line and exit 1; with room again i
   }
   const data = join(fs.dir, "data");
   try {
-    const node = npmStart(["--data-dir", data, "--rpc-addr", "127.0.0.1:0", "--bake", "manual"]);
+    // warnings and errors only: stderr holds the one line of the failure
+    const node = npmStart(["--data-dir", data, "--rpc-addr", "127.0.0.1:0", "--bake", "manual", "--log-level", "warn"]);
     try {
       const url = await listening(node);
       // baking fills the disk: the node stops on its own

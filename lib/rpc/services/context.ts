@@ -14,6 +14,7 @@ import type { ChainRef } from "../arg.ts";
 import type { RuntimeStats } from "./stats.ts";
 import type { NodeConfig } from "./config.ts";
 import type { SyncHeuristic } from "../../shell/sync-heuristic.ts";
+import type { Logger } from "../../log.ts";
 
 /** The node as the RPC services see it. */
 export interface ShellView {
@@ -40,6 +41,8 @@ export interface ShellView {
    * `/monitor/bootstrapped`, `PATCH /chains/<chain>`); a node without one is bootstrapped and synced.
    */
   readonly sync?: SyncHeuristic;
+  /** Where the services tell what an operator cares about (injections, long bakes); nowhere when absent. */
+  readonly log?: Logger;
 }
 
 /** The chain a `chain_id` argument names; 404 for `test` (no test chain runs) and foreign ids. */

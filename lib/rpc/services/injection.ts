@@ -16,10 +16,12 @@ import { Directory } from "../directory.ts";
 import { flag, optional, query } from "../query.ts";
 import { service } from "../service.ts";
 import { operationHash } from "../../encoding/hashes.ts";
-import { failWith } from "../../shell/mempool-errors.ts";
+import { failWith, refusalIds } from "../../shell/mempool-errors.ts";
+import { type Logger, SILENT_LOGGER } from "../../log.ts";
 import { hashOperation } from "../../shell/operations.ts";
 import type { Prevalidator } from "../../shell/prevalidator.ts";
 import { B58, b58encode } from "../../encoding/base58.ts";
+import { TezosError } from "../../errors/registry.ts";
 import { chainOf, type ShellView } from "./context.ts";
 
 /** Registers the injection services. */
@@ -36,7 +38,16 @@ export function injectionServices(shell: ShellView): Directory<void> {
       handler: async ({ query: q, body }) => {
         if (q.chain !== undefined) chainOf(shell, q.chain);
         const ops = body.operations.map((pass) => pass.map((op) => encodeBinary(rawOperation, op)));
+        const started = performance.now();
         const done = shell.validator.inject(body.data, ops, { force: q.force });
+        const log = shell.log ?? SILENT_LOGGER;
+        done.then(
+          (hash) => {
+            const operations = ops.reduce((sum, pass) => sum + pass.length, 0);
+            log.info("block_injected", { block_level: shell.chain.block(hash)?.header.level, hash, operations, ms: Math.round(performance.now() - started) });
+          },
+          (e: unknown) => log.info("block_refused", { hash: shell.validator.hashOf(body.data), error: refusalIds(e).join(",") }),
+        );
         if (!q.async) return await done;
         done.catch(() => {}); // the outcome shows in invalid_blocks and the monitors
         return shell.validator.hashOf(body.data);
@@ -55,6 +66,7 @@ const OPERATION_DESCRIPTION =
  * parsed, names an unknown or too old branch, or is not applied; with `?async`, the hash at once.
  */
 export function operationInjectionServices(shell: ShellView, prevalidator: Prevalidator): Directory<void> {
+  const log: Logger = shell.log ?? SILENT_LOGGER;
   const inject = (force: boolean) =>
     async ({ query: q, body }: { query: { async: boolean; chain: Parameters<typeof chainOf>[1] | undefined }; body: Uint8Array }) => {
       if (q.chain !== undefined) chainOf(shell, q.chain);
@@ -67,6 +79,14 @@ export function operationInjectionServices(shell: ShellView, prevalidator: Preva
         }
         return prevalidator.inject(body, { force });
       })();
+      done.then(
+        () => log.info("operation_injected", { hash }),
+        (e: unknown) => {
+          const ids = refusalIds(e);
+          const msg = ids.length === 1 && ids[0] === "failure" && e instanceof Error ? failureMessage(e) : undefined;
+          log.info("operation_refused", { hash, error: ids.join(","), msg });
+        },
+      );
       if (!q.async) return await done;
       done.catch(() => {}); // the outcome shows in the mempool
       return hash;
@@ -76,4 +96,11 @@ export function operationInjectionServices(shell: ShellView, prevalidator: Preva
     service({ method: "POST", path: ["injection", "operation"], ...spec, handler: inject(false) }),
     service({ method: "POST", path: ["private", "injection", "operation"], ...spec, handler: inject(true) }),
   );
+}
+
+/** The first line of a `failure`'s message (`Unknown branch (BLockGenesis…), cannot inject the operation.`). */
+function failureMessage(error: Error): string | undefined {
+  const item = error instanceof TezosError ? error.trace[0]?.toJson() : undefined;
+  const msg = item !== null && typeof item === "object" && !Array.isArray(item) ? item["msg"] : undefined;
+  return typeof msg === "string" ? msg.split("\n")[0] : undefined;
 }
