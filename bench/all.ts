@@ -9,8 +9,8 @@
  * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s), a node taking 1 000 blocks
  * from a peer beside its own validation of them and a block's latency over two hops (`sync.ts`,
  * about 55 s). The load bench (`load.ts`, a node process under transfers for
- * about a minute per mode) and the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) are
- * not part of the default run: ask for them by name.
+ * about a minute per mode), the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) and the
+ * edge worker in workerd (`edge.ts`) are not part of the default run: ask for them by name.
  *
  * With a bench's name first, only that bench, with the rest of the command line as its arguments:
  *
@@ -25,6 +25,7 @@
  * npm run bench -- p2p [--only]
  * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
+ * npm run bench -- edge [requests]   # bench/edge.ts: the edge worker in workerd beside this process
  * ```
  *
  * Each bench module is imported only when it runs (the load bench's process must not hold a node).
@@ -89,6 +90,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Synchronisation",
     inDefaultRun: true,
     run: async (args) => (await import("./sync.ts")).runSyncCli(args),
+  },
+  edge: {
+    title: "Edge (workerd)",
+    inDefaultRun: false,
+    run: async ([requests]) => (await import("./edge.ts")).benchEdge(requests === undefined ? undefined : Number(requests)),
   },
 };
 
