@@ -28,7 +28,7 @@
  * main = "dist/edge/worker.js"
  * compatibility_date = "2025-09-01"
  * no_bundle = true
- * rules = [{ type = "Data", globs = ["*.bin.gz"], fallthrough = true }]
+ * rules = [{ type = "Data", globs = ["*.bin.gz"] }]
  * durable_objects.bindings = [{ name = "TEZOS_NODE", class_name = "TezosNodeObject" }]
  * migrations = [{ tag = "v1", new_sqlite_classes = ["TezosNodeObject"] }]
  * ```
