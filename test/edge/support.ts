@@ -3,6 +3,7 @@
  * bound as `examples/edge/wrangler.toml` binds it (or not), and the sandbox's keys for signing in the test (bootstrap1 of Octez's sandbox, signed here with
  * noble's ed25519, not the node's code).
  */
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { ed25519 } from "@noble/curves/ed25519.js";
@@ -11,8 +12,19 @@ import bs58check from "bs58check";
 
 const DIST = fileURLToPath(new URL("../../dist/edge/", import.meta.url));
 
+/** What `examples/edge/wrangler.toml` sets that miniflare needs: the compatibility date and the object's binding. */
+const EXAMPLE = readFileSync(new URL("../../examples/edge/wrangler.toml", import.meta.url), "utf8");
+
+function setting(pattern: RegExp): string {
+  const m = pattern.exec(EXAMPLE);
+  if (m === null) throw new Error(`examples/edge/wrangler.toml: no ${pattern.source}`);
+  return m[1]!;
+}
+
 /** The compatibility date of `examples/edge/wrangler.toml`. */
-export const COMPATIBILITY_DATE = "2025-09-01";
+export const COMPATIBILITY_DATE = setting(/^compatibility_date = "([^"]+)"$/m);
+const BINDING = setting(/^\[\[durable_objects\.bindings\]\]\nname = "([^"]+)"$/m);
+const OBJECT_CLASS = setting(/^\[\[durable_objects\.bindings\]\]\nname = "[^"]+"\nclass_name = "([^"]+)"$/m);
 
 /** A running worker: requests through miniflare's `dispatchFetch`. */
 export class EdgeWorker {
@@ -22,7 +34,7 @@ export class EdgeWorker {
     this.mf = mf;
   }
 
-  /** Starts the bundle, with the node's object bound as `TEZOS_NODE` unless `bound` is false. */
+  /** Starts the bundle as `examples/edge/wrangler.toml` deploys it (without the node's object when `bound` is false). */
   static async start(bound = true): Promise<EdgeWorker> {
     const mf = new Miniflare({
       modules: true,
@@ -33,7 +45,7 @@ export class EdgeWorker {
         { type: "Data", include: ["**/*.bin.gz"] },
       ],
       compatibilityDate: COMPATIBILITY_DATE,
-      ...(bound ? { durableObjects: { TEZOS_NODE: "TezosNodeObject" } } : {}),
+      ...(bound ? { durableObjects: { [BINDING]: OBJECT_CLASS } } : {}),
     });
     await mf.ready;
     return new EdgeWorker(mf);
