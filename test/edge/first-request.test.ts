@@ -1,7 +1,9 @@
 /**
- * The node's making at the first request: requests that arrive together share one node (each
- * baking on the block the one before it baked); a worker deployed without the node's object
- * answers a failure saying how to bind it.
+ * The node's making at the first request: requests that arrive together are served by one node
+ * (each baking on the block the one before it baked); a worker deployed without the node's object
+ * answers a failure saying how to bind it. (In workerd the making never waits for I/O, so the
+ * requests behind the first cannot reach the object before it is done; that requests arriving
+ * during a making wait for that one is test/platform/edge-lazy-node.test.ts's.)
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
