@@ -95,11 +95,5 @@ if (missing.length > 0) {
 }
 console.log(`build: tsc into dist/, ${restored} module doc comments put back, ${copied} data files copied (${dataUrls} URLs to them checked), commit ${commit?.[1] ?? "unknown (not a git checkout)"}`);
 
-for (const script of ["scripts/bundle-browser.mjs", "scripts/bundle-edge.mjs"]) {
-  if (!existsSync(join(root, script))) {
-    console.log(`build: skipped ${script} (not there yet)`);
-    continue;
-  }
-  node([script], script);
-}
+for (const script of ["scripts/bundle-browser.mjs", "scripts/bundle-edge.mjs"]) node([script], script);
 console.log(`build: done (${relative(process.cwd(), dist) || "."})`);
