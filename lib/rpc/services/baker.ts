@@ -5,9 +5,10 @@
  * in `/describe` like every other.
  *
  * A long bake logs its progress about every second (`bake_progress`: blocks baked so far, count,
- * level) and its end (`bake_done`). It stops at the next block boundary when the node closes or
- * the client goes away, and then answers the blocks baked so far: 200 with a shorter list, since
- * each of them is stored and final (an error status would hide them).
+ * level) and its end (`bake_done`). It stops at the next block boundary when the node closes,
+ * and then answers the blocks baked so far: 200 with a shorter list, since each of them is
+ * stored and final (an error status would hide them). (It does not watch for the client going
+ * away: Deno warns on stderr at the first read of `request.signal`, a legacy behaviour notice.)
  * @module
  */
 import { blockHash } from "../../encoding/hashes.ts";
@@ -47,7 +48,7 @@ export function bakerServices(baker: Pick<Baker, "bakeMany">, log: Logger = SILE
         "Sandbox only (not an Octez service): bake `count` blocks (default 1) on the current head with the node's baker keys, each at the best priority of a held key, with the endorsements of the held delegates and the due nonce revelations; answers their hashes, oldest first, once stored.",
       query: query({ count: single(countArg, 1, "Number of blocks to bake (default 1)") }),
       output: list(blockHash),
-      handler: async ({ query: q, signal }) => {
+      handler: async ({ query: q }) => {
         const count = q.count;
         const started = performance.now();
         let told = started;
@@ -60,7 +61,7 @@ export function bakerServices(baker: Pick<Baker, "bakeMany">, log: Logger = SILE
           log.info("bake_progress", { baked, count, block_level: block.level });
         };
         try {
-          const hashes = await baker.bakeMany(count, { signal, onBlock });
+          const hashes = await baker.bakeMany(count, { onBlock });
           if (count > 1) {
             const ms = Math.round(performance.now() - started);
             log.info(hashes.length < count ? "bake_interrupted" : "bake_done", { baked: hashes.length, count, block_level: last, ms });
