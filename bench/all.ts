@@ -8,7 +8,7 @@
  * (`readers.ts`, a node process, about 45 s), the P2P layer's handshakes, channel throughput and
  * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s), a node taking 1 000 blocks
  * from a peer beside its own validation of them and a block's latency over two hops (`sync.ts`,
- * about 55 s). The load bench (`load.ts`, a node process under transfers for
+ * about 55 s), `--help` against a bare start of each runtime (`startup.ts`, a few seconds). The load bench (`load.ts`, a node process under transfers for
  * about a minute per mode), the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) and the
  * edge worker in workerd (`edge.ts`) are not part of the default run: ask for them by name.
  *
@@ -25,6 +25,7 @@
  * npm run bench -- p2p [--only]
  * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
+ * npm run bench -- startup [runs]   # bench/startup.ts: --help against a bare start of the runtime
  * npm run bench -- edge [requests]   # bench/edge.ts: the edge worker in workerd beside this process
  * ```
  *
@@ -90,6 +91,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Synchronisation",
     inDefaultRun: true,
     run: async (args) => (await import("./sync.ts")).runSyncCli(args),
+  },
+  startup: {
+    title: "Start-up (--help)",
+    inDefaultRun: true,
+    run: async ([runs]) => (await import("./startup.ts")).benchStartup(runs === undefined ? undefined : Number(runs)),
   },
   edge: {
     title: "Edge (workerd)",

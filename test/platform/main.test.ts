@@ -163,6 +163,120 @@ npm("applies the RPC server limits of the command line: a URL past --max-rpc-url
   });
 });
 
+npm("bad options and paths: one line naming the option or path, no stack trace, exit 1", async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "");
+    const hint = "\nRun with --help to list the options.\n";
+    const cases: [string[], string][] = [
+      [["-x"], `Unknown option "-x".${hint}`],
+      [["--rpc-addr"], `Option --rpc-addr needs a value (HOST:PORT).${hint}`],
+      [["--connections", "many", "--net-addr", "127.0.0.1"], `Invalid --connections "many": expected a whole number of connections.${hint}`],
+      [["--log-level", "loud"], `Invalid --log-level "loud": expected error, warn, info or debug.${hint}`],
+      [["-vv"], `Option -vv is not supported: -v already writes every log record (--log-level debug).${hint}`],
+      [["--data-dir", file, "--rpc-addr", `${LOCALHOST}:0`], `The data directory ${file} is not a directory\n`],
+      [["--data-dir", join(file, "below"), "--rpc-addr", `${LOCALHOST}:0`], `The data directory ${join(file, "below")} is not a directory\n`],
+    ];
+    for (const [args, message] of cases) {
+      const node = npmStart(args);
+      const exit = await using(node, () => within(node.exited, 60_000, `npm run dev ${args.join(" ")} to exit`));
+      assert.is(exit.code, 1, args.join(" "));
+      assert.is(exit.stderr, message);
+      assert.is(exit.stdout, "");
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+npm("prints the help text with -h, before any other option is read", async () => {
+  const node = npmStart(["--data-dir", "-", "-h", "--bogus"]);
+  const exit = await using(node, () => within(node.exited, 60_000, "npm run dev -- -h to exit"));
+  assert.is(exit.code, 0);
+  assert.match(exit.stdout, /^Usage: tezos-node \[OPTIONS\]\n/);
+  assert.match(exit.stdout, /  -h, --help /);
+  assert.is(exit.stderr, "");
+});
+
+/** Runs the command line to its end (a command that prints and exits). */
+async function finished(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const node = npmStart(args);
+  return using(node, () => within(node.exited, 60_000, `npm run dev ${args.join(" ")} to exit`));
+}
+
+/** `cost_per_byte` as a node started with `args` reports it in its constants. */
+async function costPerByte(args: string[]): Promise<unknown> {
+  const node = npmStart(["--memory", "--rpc-addr", `${LOCALHOST}:0`, "--log-level", "warn", ...args]);
+  return using(node, async () => {
+    const url = await listening(node);
+    const res = await within(fetch(`${url}/chains/main/blocks/head/context/constants`), 30_000, "the constants");
+    const constants = (await res.json()) as Record<string, unknown>;
+    const exit = await stop(node, "SIGTERM");
+    assert.is(exit.code, 0, exit.stderr);
+    return constants["cost_per_byte"];
+  });
+}
+
+npm("--print-protocol-parameters prints a complete parameters file; edited, whole or in part, the node activates with it", async () => {
+  const dir = tempDir();
+  try {
+    const printed = await finished(["--print-protocol-parameters"]);
+    assert.is(printed.code, 0, printed.stderr);
+    assert.is(printed.stderr, "");
+    const defaults = JSON.parse(printed.stdout) as Record<string, unknown>;
+    // Octez's sandbox-parameters.json: the bootstrap accounts, the commitments, the constants
+    assert.equal(Object.keys(defaults).slice(0, 4), ["bootstrap_accounts", "commitments", "preserved_cycles", "blocks_per_cycle"]);
+    assert.equal(defaults["bootstrap_accounts"], [
+      ["edpkuBknW28nW72KG6RoHtYW7p12T6GKc7nAbwYX5m8Wd9sDVC9yav", "4000000000000"],
+      ["edpktzNbDAUjUk697W7gYg2CRuBQjyPxbEg8dLccYYwKSKvkPvjtV9", "4000000000000"],
+      ["edpkuTXkJDGcFd5nh6VvMz8phXxU3Bi7h6hqgywNFi1vZTfQNnS1RV", "4000000000000"],
+      ["edpkuFrRoDSEbJYgxRtLx2ps82UdaYc1WwfS9sE11yhauZt5DgCHbU", "4000000000000"],
+      ["edpkv8EUUH68jmo3f7Um5PezmfGrRF24gnfLpH3sVNwJnV5bVCxL2n", "4000000000000"],
+    ]);
+    assert.is(defaults["cost_per_byte"], "250");
+    assert.is(await costPerByte([]), "250");
+
+    const whole = join(dir, "whole.json");
+    writeFileSync(whole, JSON.stringify({ ...defaults, cost_per_byte: "300" }, null, 2));
+    assert.is(await costPerByte(["--protocol-parameters", whole]), "300");
+    // printed back with the file: the defaults with the one change
+    const reprinted = await finished(["--print-protocol-parameters", "--protocol-parameters", whole]);
+    assert.equal(JSON.parse(reprinted.stdout), { ...defaults, cost_per_byte: "300" });
+
+    const partial = join(dir, "partial.json");
+    writeFileSync(partial, JSON.stringify({ cost_per_byte: "321" }));
+    assert.is(await costPerByte(["--protocol-parameters", partial]), "321");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+npm("a --protocol-parameters field that is wrong is named in a one-line error", async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir, "parameters.json");
+    const accounts = [["edpkuBknW28nW72KG6RoHtYW7p12T6GKc7nAbwYX5m8Wd9sDVC9yav", "1"], ["edpktzNbDAUjUk697W7gYg2CRuBQjyPxbEg8dLccYYwKSKvkPvjtV9", "2"]];
+    const cases: [unknown, string][] = [
+      [{ bootstrap_accounts: [...accounts, ["edpkuTXkJDGcFd5nh6VvMz8phXxU3Bi7h6hqgywNFi1vZTfQNnS1RV", 3]] }, "bootstrap_accounts[2][1]: expected a mutez string (digits)."],
+      [{ blocks_per_cycle: "8" }, "blocks_per_cycle: expected a whole number from -2147483648 to 2147483647."],
+      [{ time_between_blocks: ["1", 0] }, "time_between_blocks[1]: expected an int64 string (digits, optionally after a minus sign)."],
+      [{ cost_per_bytes: "250" }, 'unknown field "cost_per_bytes" (not a Hangzhou protocol parameter).'],
+    ];
+    for (const [json, why] of cases) {
+      writeFileSync(file, JSON.stringify(json));
+      for (const args of [["--memory", "--protocol-parameters", file], ["--print-protocol-parameters", "--protocol-parameters", file]]) {
+        const exit = await finished(args);
+        assert.is(exit.code, 1);
+        assert.is(exit.stderr, `Invalid --protocol-parameters "${file}": ${why}\n`);
+        assert.is(exit.stdout, "");
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 npm("prints the help text with --help and exits 0", async () => {
   const node = npmStart(["--help"]);
   const exit = await using(node, () => within(node.exited, 60_000, "npm start -- --help to exit"));
