@@ -29,3 +29,4 @@ export type { BakeMode, HistoryMode, NodeOptions, TezosNode } from "./lib/node.t
 export type { KeyValueStore, RangeOptions, WriteOp } from "./lib/store/kv.ts";
 export { StoreWriteError } from "./lib/store/kv.ts";
 export type { ResourceReader } from "./lib/protocols/sources/mod.ts";
+export type { LogFields, LogLevel, LogRecord, LogRow, LogSink, LogValue } from "./lib/log.ts";
