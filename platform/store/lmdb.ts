@@ -175,6 +175,12 @@ function dataDirError(dir: string, e: unknown): unknown {
       return new Error(`The data directory ${dir} is not a directory`, { cause: e });
     case "ENOSPC":
       return new Error(`No space left on device on the data directory ${dir}`, { cause: e });
+    case "ENOENT":
+    case "EINVAL":
+    case "ENODEV":
+    case "EISDIR":
+      // A place where files cannot be made (/proc, a special file system): say where it failed.
+      return new Error(`The data directory ${dir} cannot hold the node's files (${(e as Error).message})`, { cause: e });
     default:
       return e;
   }

@@ -177,6 +177,8 @@ npm("bad options and paths: one line naming the option or path, no stack trace, 
       [["-vv"], `Option -vv is not supported: -v already writes every log record (--log-level debug).${hint}`],
       [["--data-dir", file, "--rpc-addr", `${LOCALHOST}:0`], `The data directory ${file} is not a directory\n`],
       [["--data-dir", join(file, "below"), "--rpc-addr", `${LOCALHOST}:0`], `The data directory ${join(file, "below")} is not a directory\n`],
+      // A directory where no file can be made (Linux's /proc): once this hung, then said a bare ENOENT.
+      [["--data-dir", "/proc/self", "--rpc-addr", `${LOCALHOST}:0`], "The data directory /proc/self cannot hold the node's files (ENOENT: no such file or directory, open '/proc/self/lock')\n"],
     ];
     for (const [args, message] of cases) {
       const node = npmStart(args);
