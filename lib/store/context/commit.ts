@@ -7,14 +7,16 @@
  *
  * `commit` writes nothing: it returns the writes of the nodes the store lacks and of the commit
  * itself, so that the chain store can put a block, its context and the new head in one atomic
- * `store.write`.
+ * `store.write`. While a context collection runs (`gc.ts`), it also tells the collection what it
+ * writes and reuses, and reuses only nodes the collection keeps (see `guard.ts`).
  * @module
  */
 import { blake2b256 } from "../../crypto/blake2b.ts";
 import type { KeyValueStore, WriteOp } from "../kv.ts";
 import { Context } from "./context.ts";
-import { commitKey, nodeKey } from "./loader.ts";
-import { BLOB, ByteReader, ByteWriter, ContextCorruptionError, DIR, encodeNode, Flat, hashId, Ref, refHash } from "./node.ts";
+import { type CommitProtection, guardOf, type RunningCollection } from "./guard.ts";
+import { commitKey, hex, nodeKey } from "./loader.ts";
+import { ByteReader, ByteWriter, ContextCorruptionError, encodeStored, hashId, Ref, refHash } from "./node.ts";
 
 const TAG_COMMIT = 0x10;
 const INT64_MIN = -(1n << 63n);
@@ -62,32 +64,57 @@ export function commit(ctx: Context, info: CommitInfo): CommitResult {
   if (!(ctx instanceof Context)) throw new TypeError("commit: ctx must be a Context");
   const encoded = encodeCommit(refHash(ctx.root), info);
   const hash = blake2b256(encoded);
-  const ops: WriteOp[] = [];
-  emit(ctx.store, ctx.root, ops, new Set());
-  ops.push({ key: commitKey(hash), value: encoded });
-  return { hash, ops };
+  const guard = guardOf(ctx.store);
+  const run: Emit = {
+    store: ctx.store,
+    ops: [],
+    seen: new Set(),
+    collection: guard.collection,
+    careful: guard.collection !== undefined || guard.interrupted,
+    protection: { commit: hash, written: [], found: [] },
+  };
+  emit(run, ctx.root);
+  run.ops.push({ key: commitKey(hash), value: encoded });
+  guard.record(run.protection);
+  return { hash, ops: run.ops };
+}
+
+/** The state of one `commit` walk. */
+interface Emit {
+  readonly store: KeyValueStore;
+  readonly ops: WriteOp[];
+  readonly seen: Set<string>;
+  /** The collection running on the store, if any. */
+  readonly collection: RunningCollection | undefined;
+  /** A stored node is reused only if the collection keeps it (see `guard.ts`). */
+  readonly careful: boolean;
+  readonly protection: CommitProtection;
 }
 
 /** Puts for `ref` and what lies under it, skipping whatever the store (or `seen`) already has. */
-function emit(store: KeyValueStore, ref: Ref, ops: WriteOp[], seen: Set<string>): void {
-  if (ref.stored) return;
-  const hash = refHash(ref);
-  const id = hashId(hash);
-  if (seen.has(id)) return;
-  seen.add(id);
-  const key = nodeKey(hash);
-  if (store.get(key) !== undefined) {
-    ref.stored = true; // written by an earlier commit; so is everything below it
+function emit(run: Emit, ref: Ref): void {
+  if (ref.stored) {
+    // Loaded from a checked-out tree: kept by the collection unless that tree is being pruned.
+    const c = run.collection;
+    if (c !== undefined && c.sweeping && !c.keeps(ref.id)) {
+      throw new ContextCorruptionError(`context node ${hex(ref.hash!)} is being deleted: the context derives from a commit the context collection does not keep`);
+    }
     return;
   }
-  const node = ref.node!;
-  ops.push({ key, value: encodeNode(node) });
-  if (node instanceof Uint8Array) return;
-  if (node instanceof Flat) {
-    for (const c of node.children) if (c.kind === BLOB || c.kind === DIR) emit(store, c.ref, ops, seen);
-  } else {
-    for (const s of node.slots) if (s !== undefined) emit(store, s, ops, seen);
+  const hash = refHash(ref);
+  const id = hashId(hash);
+  if (run.seen.has(id)) return;
+  run.seen.add(id);
+  const key = nodeKey(hash);
+  if (run.store.get(key) !== undefined && (!run.careful || run.collection?.keeps(id) === true)) {
+    ref.stored = true; // written by an earlier commit; so is everything below it
+    run.protection.found.push(id);
+    return;
   }
+  const separate: Ref[] = [];
+  run.ops.push({ key, value: encodeStored(ref.node!, separate) });
+  run.protection.written.push(id);
+  for (const s of separate) emit(run, s);
 }
 
 /**
