@@ -2,8 +2,8 @@
  * What every entry point (`platform/{node,deno,bun}/main.ts`) does first: reads the command line
  * with `cli.ts` alone, answers `--help` (`-h`) and a bad option at once, and only then loads the
  * node (`run.ts`, and the runtime's HTTP adapter through `loadServe`), so that the help and the
- * errors come in a fraction of the node's start-up time. `identity …` loads the identity command
- * instead.
+ * errors come in a fraction of the node's start-up time. `identity …` and `snapshot …` load their
+ * commands instead.
  * @module
  */
 import process from "node:process";
@@ -15,6 +15,11 @@ export async function main(argv: readonly string[], loadServe: () => Promise<Ser
   if (argv[0] === "identity") {
     const { runIdentityCommand } = await import("./identity-command.ts");
     const code = await runIdentityCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: process.stderr });
+    return process.exit(code);
+  }
+  if (argv[0] === "snapshot") {
+    const { runSnapshotCommand } = await import("./snapshot-command.ts");
+    const code = await runSnapshotCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
     return process.exit(code);
   }
   let options: CommandLine;
