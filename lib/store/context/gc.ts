@@ -35,7 +35,7 @@ import { Table, tableRange } from "../tables.ts";
 import { readCommit } from "./commit.ts";
 import { type CommitProtection, guardOf, type RunningCollection, type StoreGuard, sweepMarkerKey } from "./guard.ts";
 import { hex, nodeKey } from "./loader.ts";
-import { BLOB, ByteReader, ContextCorruptionError, DIR, hashId, INLINE, TAG_BLOB, TAG_FLAT, TAG_SHARD } from "./node.ts";
+import { ContextCorruptionError, hashId, linkedHashes } from "./node.ts";
 
 /** Options of `startContextCollection`. */
 export interface ContextCollectionOptions {
@@ -284,27 +284,7 @@ class Collection implements ContextCollection, RunningCollection {
 
 /** The hashes of the nodes a stored node links to. */
 function childHashes(bytes: Uint8Array, out: Uint8Array[]): void {
-  const r = new ByteReader(bytes);
-  const tag = r.byte();
-  if (tag === TAG_BLOB) return;
-  if (tag === TAG_FLAT) {
-    const n = r.varint();
-    for (let i = 0; i < n; i++) {
-      r.take(r.varint()); // the name
-      const kind = r.byte();
-      if (kind === INLINE) r.take(r.varint());
-      else if (kind === BLOB || kind === DIR) out.push(r.take(32).slice());
-      else throw new ContextCorruptionError(`context node: unknown entry kind ${kind}`);
-    }
-  } else if (tag === TAG_SHARD) {
-    r.byte();
-    r.varint();
-    const bitmap = r.u32();
-    for (let i = 0; i < 32; i++) if (bitmap & (1 << (31 - i))) out.push(r.take(32).slice());
-  } else {
-    throw new ContextCorruptionError(`context node: unknown tag ${tag}`);
-  }
-  r.end();
+  linkedHashes(bytes, out); // every stored encoding, packed inline subdirectories included (node.ts)
 }
 
 /** The hash behind an id (`hashId`). */

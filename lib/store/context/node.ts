@@ -15,6 +15,11 @@
  *   kind 2 = directory, payload the 32-byte node hash.
  * - Shard `0x02 ‖ depth (u8) ‖ varint count ‖ bitmap (u32 BE, bit i = slot i used) ‖ hash × used slots`.
  * - Blob  `0x03 ‖ bytes`.
+ *
+ * Those are the encodings that are hashed. The store holds a directory in a smaller form that
+ * decodes to the same node (`encodeStored`, tag `0x04`, see `encodePacked`): common names as one
+ * byte, hex names as their bytes, and small subdirectories inside their parent instead of as
+ * nodes of their own. Flat nodes written before it (tag `0x01`) still decode; hashes are unchanged.
  * @module
  */
 import { blake2b256 } from "../../crypto/blake2b.ts";
@@ -30,11 +35,18 @@ export const MAX_SHARD_DEPTH = 50;
 export const TAG_FLAT = 0x01;
 export const TAG_SHARD = 0x02;
 export const TAG_BLOB = 0x03;
+/** The stored (packed) form of a `Flat` node; never hashed. */
+export const TAG_PACKED = 0x04;
 
 /** Kinds of directory entries. */
 export const INLINE = 0;
 export const BLOB = 1;
 export const DIR = 2;
+/** Packed encoding only: a subdirectory written inside its parent (payload `varint length ‖ packed node`). */
+export const INLINE_DIR = 3;
+
+/** Largest packed subdirectory written inside its parent rather than as a node of its own. */
+export const INLINE_DIR_MAX = 96;
 
 /** A directory entry: an inline leaf, a blob leaf or a subdirectory. */
 export type Child =
@@ -162,12 +174,217 @@ export function encodeNode(node: TreeNode): Uint8Array {
   return w.finish();
 }
 
+/**
+ * Names written as one byte by the packed encoding: `0xa2 + index`. The list is part of the
+ * stored format: append only, never reorder or remove (at most 94 names).
+ */
+export const PACKED_NAMES: readonly string[] = [
+  "active_delegates_with_rolls", "balance", "ballots", "big_maps", "block_priority", "cache", "change", "code",
+  "commitments", "constants", "contents", "contracts", "counter", "current", "current_period", "current_proposal",
+  "cycle", "cycle_eras", "data", "delegate", "delegate_desactivation", "delegated", "delegates",
+  "delegates_with_frozen_balance", "deposits", "domain", "fees", "frozen_balance", "genesis_key", "global_counter",
+  "index", "inited", "key_type", "last_roll", "len", "limit", "liquidity_baking_cpmm_address",
+  "liquidity_baking_escape_ema", "listings", "listings_size", "manager", "next", "nonces", "number_of_caches",
+  "owner", "paid_bytes", "participation_ema", "pred_period_kind", "proposals", "proposals_count", "protocol",
+  "ramp_up", "random_seed", "rewards", "roll_list", "roll_snapshot", "rolls", "sandbox_parameter", "sapling",
+  "snapshot", "storage", "successor", "test_chain", "total_bytes", "used_bytes", "v1", "value_type", "version",
+  "votes",
+];
+const PACKED_NAME_INDEX = new Map(PACKED_NAMES.map((n, i) => [n, i]));
+/** First byte of a packed name: below it, a literal of that many bytes. */
+const NAME_LONG = 0xa0;
+const NAME_HEX = 0xa1;
+const NAME_DICT = 0xa2;
+
+/**
+ * The form a node is stored in: blobs and shards as `encodeNode`; a `Flat` node packed
+ * (`encodePacked`). Pushes onto `separate` the links to the nodes that stay nodes of their own
+ * (blobs, large or already stored subdirectories, shard slots), which the caller stores too.
+ */
+export function encodeStored(node: TreeNode, separate: Ref[]): Uint8Array {
+  if (node instanceof Flat) return encodePacked(node, separate);
+  if (node instanceof Shard) for (const s of node.slots) if (s !== undefined) separate.push(s);
+  return encodeNode(node);
+}
+
+/**
+ * The packed encoding of a `Flat` node:
+ * `0x04 ‖ varint n ‖ n × (name ‖ kind ‖ payload)`, entries sorted by name, where a name is one
+ * byte `c` then: for `c < 0xa0` a UTF-8 literal of `c` bytes; `0xa0`: `varint length ‖ UTF-8`;
+ * `0xa1`: `varint length ‖ bytes` for a name that is those bytes in lowercase hex; `c ≥ 0xa2`:
+ * `PACKED_NAMES[c - 0xa2]`. Kinds 0 to 2 are as in `Flat`; kind 3 (`INLINE_DIR`) is a
+ * subdirectory in memory whose own packed encoding is at most `INLINE_DIR_MAX` bytes, written
+ * here as `varint length ‖ packed node`. A subdirectory known to be in the store stays a link.
+ */
+export function encodePacked(node: Flat, separate: Ref[]): Uint8Array {
+  const w = new ByteWriter(8 + node.names.length * 40);
+  w.byte(TAG_PACKED);
+  w.varint(node.names.length);
+  for (let i = 0; i < node.names.length; i++) {
+    packName(w, node.names[i]!);
+    const c = node.children[i]!;
+    if (c.kind === INLINE) {
+      w.byte(INLINE);
+      w.varint(c.value.length);
+      w.bytes(c.value);
+      continue;
+    }
+    if (c.kind === DIR && !c.ref.stored && c.ref.node instanceof Flat && c.ref.node.names.length <= INLINE_DIR_MAX / 3) {
+      const below: Ref[] = [];
+      const packed = encodePacked(c.ref.node, below);
+      if (packed.length <= INLINE_DIR_MAX) {
+        w.byte(INLINE_DIR);
+        w.varint(packed.length);
+        w.bytes(packed);
+        separate.push(...below);
+        continue;
+      }
+    }
+    w.byte(c.kind);
+    w.bytes(refHash(c.ref));
+    separate.push(c.ref);
+  }
+  return w.finish();
+}
+
+/** The links of a node as read from the store to the nodes stored on their own (through its inline subdirectories). */
+export function separateLinks(node: TreeNode): Ref[] {
+  const out: Ref[] = [];
+  const walk = (n: TreeNode): void => {
+    if (n instanceof Flat) {
+      for (const c of n.children) {
+        if (c.kind === INLINE) continue;
+        if (c.ref.hash === undefined && c.ref.node !== undefined) walk(c.ref.node);
+        else out.push(c.ref);
+      }
+    } else if (n instanceof Shard) {
+      for (const s of n.slots) if (s !== undefined) out.push(s);
+    }
+  };
+  walk(node);
+  return out;
+}
+
+/**
+ * Pushes onto `out` the hashes of the nodes stored on their own that the stored node `bytes`
+ * links to (any encoding; through packed inline subdirectories), without building the node.
+ * @throws ContextCorruptionError for bytes that are not a node.
+ */
+export function linkedHashes(bytes: Uint8Array, out: Uint8Array[]): void {
+  const r = new ByteReader(bytes);
+  const tag = r.byte();
+  if (tag === TAG_BLOB) return;
+  if (tag === TAG_FLAT) {
+    const n = r.varint();
+    for (let i = 0; i < n; i++) {
+      r.take(r.varint()); // the name
+      const kind = r.byte();
+      if (kind === INLINE) r.take(r.varint());
+      else if (kind === BLOB || kind === DIR) out.push(r.take(32).slice());
+      else throw new ContextCorruptionError(`context node: unknown entry kind ${kind}`);
+    }
+  } else if (tag === TAG_PACKED) {
+    packedLinks(r, out);
+  } else if (tag === TAG_SHARD) {
+    r.byte();
+    r.varint();
+    const bitmap = r.u32();
+    for (let i = 0; i < 32; i++) if (bitmap & (1 << (31 - i))) out.push(r.take(32).slice());
+  } else {
+    throw new ContextCorruptionError(`context node: unknown tag ${tag}`);
+  }
+  r.end();
+}
+
+function packedLinks(r: ByteReader, out: Uint8Array[]): void {
+  const n = r.varint();
+  for (let i = 0; i < n; i++) {
+    const c = r.byte();
+    if (c < NAME_LONG) r.take(c);
+    else if (c === NAME_LONG || c === NAME_HEX) r.take(r.varint());
+    else if (c - NAME_DICT >= PACKED_NAMES.length) throw new ContextCorruptionError(`context node: unknown name code ${c}`);
+    const kind = r.byte();
+    if (kind === INLINE) r.take(r.varint());
+    else if (kind === BLOB || kind === DIR) out.push(r.take(32).slice());
+    else if (kind === INLINE_DIR) {
+      const sub = new ByteReader(r.take(r.varint()));
+      if (sub.byte() !== TAG_PACKED) throw new ContextCorruptionError("context node: an inline directory is not packed");
+      packedLinks(sub, out);
+      sub.end();
+    } else throw new ContextCorruptionError(`context node: unknown entry kind ${kind}`);
+  }
+}
+
+function isHexName(name: string): boolean {
+  if (name.length < 4 || name.length % 2 !== 0) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
+function packName(w: ByteWriter, name: string): void {
+  const d = PACKED_NAME_INDEX.get(name);
+  if (d !== undefined) return w.byte(NAME_DICT + d);
+  if (isHexName(name)) {
+    w.byte(NAME_HEX);
+    w.varint(name.length / 2);
+    for (let i = 0; i < name.length; i += 2) w.byte(parseInt(name.slice(i, i + 2), 16));
+    return;
+  }
+  const b = utf8.encode(name);
+  if (b.length < NAME_LONG) w.byte(b.length);
+  else {
+    w.byte(NAME_LONG);
+    w.varint(b.length);
+  }
+  w.bytes(b);
+}
+
+function unpackName(r: ByteReader): string {
+  const c = r.byte();
+  if (c < NAME_LONG) return r.text(c);
+  if (c === NAME_LONG) return r.text(r.varint());
+  if (c === NAME_HEX) {
+    const b = r.take(r.varint());
+    let s = "";
+    for (const x of b) s += (x < 16 ? "0" : "") + x.toString(16);
+    return s;
+  }
+  const name = PACKED_NAMES[c - NAME_DICT];
+  if (name === undefined) throw new ContextCorruptionError(`context node: unknown name code ${c}`);
+  return name;
+}
+
+function decodePacked(r: ByteReader): Flat {
+  const n = r.varint();
+  const names: string[] = new Array(n);
+  const children: Child[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    names[i] = unpackName(r);
+    if (i > 0 && !(names[i - 1]! < names[i]!)) throw new ContextCorruptionError("context node: names out of order");
+    const kind = r.byte();
+    if (kind === INLINE) children[i] = { kind: INLINE, value: r.take(r.varint()) };
+    else if (kind === BLOB) children[i] = { kind: BLOB, ref: Ref.stored(r.take(32)) };
+    else if (kind === DIR) children[i] = { kind: DIR, ref: Ref.stored(r.take(32)) };
+    else if (kind === INLINE_DIR) {
+      const sub = new ByteReader(r.take(r.varint()));
+      if (sub.byte() !== TAG_PACKED) throw new ContextCorruptionError("context node: an inline directory is not packed");
+      const dir = decodePacked(sub);
+      sub.end();
+      children[i] = { kind: DIR, ref: Ref.fresh(dir) };
+    } else throw new ContextCorruptionError(`context node: unknown entry kind ${kind}`);
+  }
+  return new Flat(names, children);
+}
+
 /** Raised when the store holds a node that does not decode (a corrupt or foreign store). */
 export class ContextCorruptionError extends Error {
   override name = "ContextCorruptionError";
 }
 
-/** Decodes a node read from the store; child links are store links. */
+/** Decodes a node read from the store (any of its encodings); child links are store links, inline subdirectories are in memory. */
 export function decodeNode(bytes: Uint8Array): TreeNode {
   const r = new ByteReader(bytes);
   const tag = r.byte();
@@ -186,6 +403,11 @@ export function decodeNode(bytes: Uint8Array): TreeNode {
     }
     r.end();
     return new Flat(names, children);
+  }
+  if (tag === TAG_PACKED) {
+    const flat = decodePacked(r);
+    r.end();
+    return flat;
   }
   if (tag === TAG_SHARD) {
     const depth = r.byte();
@@ -302,7 +524,11 @@ export class ByteReader {
     return out;
   }
   string(): string {
-    const b = this.take(this.varint());
+    return this.text(this.varint());
+  }
+  /** `n` bytes of UTF-8. */
+  text(n: number): string {
+    const b = this.take(n);
     let ascii = true;
     for (let i = 0; i < b.length; i++) {
       if (b[i]! > 0x7f) {
