@@ -34,21 +34,32 @@ import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
+import type { StartContextCollection } from "./store/pruner.ts";
+import { DEFAULT_HISTORY_MODE, type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 import { createLogger, type Logger, type LogSink } from "./log.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
 
-/** History mode, as Octez's `--history-mode`. */
-export type HistoryMode = "archive" | "full" | "rolling";
+export type { HistoryMode, HistoryModeInput, HistoryModeName } from "./shell/history-mode.ts";
 
 /** Options of `createNode`; every field has a default. */
 export interface NodeOptions {
   /** Where blocks and contexts live; an in-memory store when absent. */
   store?: KeyValueStore;
-  /** Recorded in the checkpoint; `full` when absent, as Octez. */
-  historyMode?: HistoryMode;
+  /**
+   * History mode, as Octez's `--history-mode`: `archive`, `full`, `rolling`, `full:N`,
+   * `rolling:N` or `{ mode, additionalCycles }`; `full` (5 additional cycles) when absent, as
+   * Octez. Full drops block metadata below the savepoint, rolling also the blocks below the
+   * caboose, in the background (`docs/store.md`). A data directory keeps its mode: opening it in
+   * another fails unless `forceHistoryModeSwitch` and Octez allows the switch. RangeError for a bad mode.
+   */
+  historyMode?: HistoryModeInput;
+  /** Switch an existing data directory to `historyMode` (Octez's `--force-history-mode-switch`). */
+  forceHistoryModeSwitch?: boolean;
+  /** The context collector the pruner calls once the savepoint moved (`lib/store/context/gc.ts`); contexts are kept without it. */
+  collectContexts?: StartContextCollection;
   /** Sandbox baker mode; `auto` when absent. */
   bake?: BakeMode;
   /**
@@ -171,7 +182,11 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const genesis = options.genesis ?? SANDBOX_GENESIS;
   const prepareGenesis = (ctx: Context) =>
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
-  const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), options.historyMode ?? "full");
+  const historyMode = toHistoryMode(options.historyMode ?? DEFAULT_HISTORY_MODE);
+  const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), historyMode, {
+    forceHistoryModeSwitch: options.forceHistoryModeSwitch === true,
+    pruner: options.collectContexts === undefined ? {} : { collectContexts: options.collectContexts },
+  });
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
   const read = options.readResource ?? fetchResource;
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
@@ -276,7 +291,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await p2p?.close();
       await prevalidator.stop();
       await workers.close();
-      chain.close();
+      await chain.close();
       protocols.added.close();
       await kv.close();
     },

@@ -12,7 +12,8 @@
  * ```
  * @module
  */
-import type { BakeMode, HistoryMode } from "../lib/node.ts";
+import type { BakeMode } from "../lib/node.ts";
+import { type HistoryMode, parseHistoryMode as parseMode } from "../lib/shell/history-mode.ts";
 import { isLogLevel, type LogLevel } from "../lib/log.ts";
 import { parseEndpoint } from "../lib/rpc/acl.ts";
 import { formatPoint, isPeerId, type P2pPoint, parseIpAddress, parsePoint } from "../lib/p2p/encoding/point-text.ts";
@@ -46,8 +47,10 @@ export interface CommandLine {
   readonly bakerKeys: readonly string[] | undefined;
   /** Whether to activate the protocol at first start. */
   readonly activate: boolean;
-  /** History mode of a new data directory. */
+  /** History mode of a new data directory (`--history-mode`: archive, full[:N], rolling[:N]). */
   readonly historyMode: HistoryMode;
+  /** Switch an existing data directory to `historyMode` where Octez allows it (`--force-history-mode-switch`). */
+  readonly forceHistoryModeSwitch: boolean;
   /** Allowed CORS origins and extra allowed headers, in the order given. */
   readonly cors: { readonly origins: readonly string[]; readonly headers: readonly string[] };
   /** Path of a JSON file of protocol parameters for the activation, if given. */
@@ -128,7 +131,12 @@ Options:
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
-  --history-mode MODE        archive, full or rolling (default full).
+  --history-mode MODE        archive, full[:N] or rolling[:N] (default full: 5 additional cycles).
+                             full drops block metadata below the savepoint, rolling also the
+                             blocks below the caboose; N: additional cycles kept (0 to 1000).
+  --force-history-mode-switch
+                             Switch an existing data directory to --history-mode: archive to
+                             full or rolling, full to rolling, or another N in the same mode.
   --bake MODE                auto (a block as soon as an operation is applied; default),
                              manual (only on request), or interval:<seconds>.
   --baker-keys KEYS          The sandbox accounts the baker bakes and endorses for, comma-
@@ -181,7 +189,7 @@ Other commands:
 
 type FlagName =
   | "--rpc-addr" | "--allow-all-rpc" | "--config-file" | "--max-request-body" | "--rpc-work-budget"
-  | "--max-active-rpc-connections" | "--max-rpc-streams" | "--rpc-headers-timeout" | "--rpc-idle-timeout" | "--max-rpc-url-length" | "--data-dir" | "--memory" | "--history-mode" | "--bake" | "--no-activate"
+  | "--max-active-rpc-connections" | "--max-rpc-streams" | "--rpc-headers-timeout" | "--rpc-idle-timeout" | "--max-rpc-url-length" | "--data-dir" | "--memory" | "--history-mode" | "--force-history-mode-switch" | "--bake" | "--no-activate"
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
   | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow"
   | "--baker-keys" | "--synchronisation-threshold" | "--bootstrap-threshold" | "--sync-latency"
@@ -204,6 +212,7 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "--history-mode": { value: "MODE" },
   "--bake": { value: "MODE" },
   "--no-activate": {},
+  "--force-history-mode-switch": {},
   "--protocol-parameters": { value: "FILE" },
   "--cors-origin": { value: "ORIGIN", repeat: true },
   "--cors-header": { value: "HEADER", repeat: true },
@@ -227,7 +236,6 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
 /** Short options and the long ones they stand for. */
 const SHORT: Readonly<Record<string, FlagName | "--help">> = { "-h": "--help", "-v": "-v" };
 
-const HISTORY_MODES: readonly HistoryMode[] = ["archive", "full", "rolling"];
 const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
 
 /** A port text (up to five digits, at most 65535), or undefined. */
@@ -311,6 +319,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       bakerKeys: mapDefined(one("--baker-keys"), parseBakerKeys),
       activate: !seen.has("--no-activate"),
       historyMode: parseHistoryMode(one("--history-mode") ?? "full"),
+      forceHistoryModeSwitch: seen.has("--force-history-mode-switch"),
       cors: {
         origins: nonEmpty("--cors-origin", seen.get("--cors-origin") ?? []),
         headers: nonEmpty("--cors-header", seen.get("--cors-header") ?? []),
@@ -528,8 +537,8 @@ function parseBake(text: string): BakeMode {
 }
 
 function parseHistoryMode(text: string): HistoryMode {
-  const mode = HISTORY_MODES.find((m) => m === text);
-  if (mode === undefined) throw new UsageError(`Invalid --history-mode "${text}": expected archive, full or rolling.`);
+  const mode = parseMode(text);
+  if (mode === undefined) throw new UsageError(`Invalid --history-mode "${text}": expected archive, full, full:N, rolling or rolling:N (N from 0 to 1000).`);
   return mode;
 }
 

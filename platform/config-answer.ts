@@ -27,6 +27,7 @@ import type { ConfigFile } from "./config.ts";
 import { DEFAULT_CONNECTION_LIMITS, type P2pSettings } from "./p2p.ts";
 import { DEFAULT_EXPECTED_POW } from "../lib/p2p/identity.ts";
 import { chainValidatorSection } from "../lib/rpc/services/config.ts";
+import { historyModeToJson } from "../lib/shell/history-mode.ts";
 import { DEFAULT_SYNC_LATENCY, SANDBOX_SYNC_THRESHOLD } from "../lib/shell/sync-heuristic.ts";
 
 /** The known-peer and known-point tables the pool keeps: (size, target), octez-node's defaults. */
@@ -43,7 +44,7 @@ export function configAnswer(options: CommandLine, file: ConfigFile | undefined,
   const shell: Record<string, Json> = {};
   const chainValidator = chainValidatorSection(options.synchronisationThreshold ?? SANDBOX_SYNC_THRESHOLD, options.syncLatency ?? DEFAULT_SYNC_LATENCY);
   if (chainValidator !== undefined) shell["chain_validator"] = chainValidator;
-  if (options.given.has("--history-mode")) shell["history_mode"] = options.historyMode;
+  if (options.given.has("--history-mode")) shell["history_mode"] = historyModeToJson(options.historyMode);
   if (Object.keys(shell).length > 0) out["shell"] = shell;
   out["network"] = "sandbox";
   return out;

@@ -114,6 +114,7 @@ export async function run(commandLine: CommandLine, platform: RunPlatform): Prom
     ...(commit === undefined ? {} : { commit }),
     store,
     historyMode: options.historyMode,
+    forceHistoryModeSwitch: options.forceHistoryModeSwitch,
     bake: options.bake,
     ...(options.bakerKeys === undefined ? {} : { bakerKeys: options.bakerKeys }),
     ...(options.synchronisationThreshold === undefined ? {} : { synchronisationThreshold: options.synchronisationThreshold }),

@@ -193,3 +193,12 @@ export const float: Codec<number> = makeCodec<number>({
   },
   schema: () => ({ type: "number" }),
 });
+
+/**
+ * data-encoding's `ranged_int min max` for a range within 0..65535: a uint16 on the wire (the
+ * smallest unsigned size holding `max`), a JSON number, out-of-range values refused both ways.
+ */
+export function rangedUint16(min: number, max: number): Codec<number> {
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max > 65535 || min > max) throw new RangeError(`rangedUint16: bad range ${min}..${max}`);
+  return smallInt(`ranged int ${min}..${max}`, 2, min, max, intLayout("Uint16"), (o, v) => o.u16(v), (r) => r.u16());
+}

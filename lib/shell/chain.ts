@@ -9,9 +9,11 @@ import { B58, b58decode, b58encode } from "../encoding/base58.ts";
 import { rawBlockHeader, type RawBlockHeader } from "../encoding/block-header.ts";
 import { decodeBinary, type Json } from "../encoding/codec.ts";
 import { compareFitness } from "../encoding/fitness.ts";
-import type { HistoryMode } from "../node.ts";
-import { BlockStore, type BlockInfo, decodeBlockLocator, encodeBlockLocator, type InvalidBlock } from "../store/block-store.ts";
+import { BlockStore, type BlockInfo, type FullBlockInfo, decodeBlockLocator, encodeBlockLocator, type InvalidBlock } from "../store/block-store.ts";
 import type { KeyValueStore, WriteOp } from "../store/kv.ts";
+import { Pruner, type PrunerOptions } from "../store/pruner.ts";
+import { canSwitchHistoryMode, describeHistoryMode, type HistoryMode, type HistoryModeInput, parseHistoryMode, toHistoryMode, printHistoryMode, sameHistoryMode } from "./history-mode.ts";
+import { type BranchReader, decodeHistoryLevels, encodeHistoryLevels, type HistoryLevels, INITIAL_HISTORY_LEVELS, levelsAfterSwitch, mergeOnNewHead } from "./history-levels.ts";
 import { hashOperation } from "./operations.ts";
 import { Watcher } from "./watcher.ts";
 
@@ -36,18 +38,28 @@ export interface NewBlock {
   readonly hash: string;
   readonly bytes: Uint8Array;
   readonly operations: Uint8Array[][];
-  readonly info: BlockInfo;
+  readonly info: FullBlockInfo;
   /** Context writes of this block's commit (new nodes only). */
   readonly contextOps: readonly WriteOp[];
 }
 
-const historyModes: readonly HistoryMode[] = ["archive", "full", "rolling"];
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
-/** Raised when a data dir holds a chain of another history mode than the one asked for. */
+/**
+ * Raised when a data dir holds a chain of another history mode than the one asked for and the
+ * switch is not forced or not allowed (Octez's `node_config_file.cannot_switch_history_mode`).
+ */
 export class HistoryModeMismatch extends Error {
   override name = "HistoryModeMismatch";
+}
+
+/** Options of `Chain.open`. */
+export interface ChainOpenOptions {
+  /** Switch a store of another mode to the one asked for, where Octez allows it (`--force-history-mode-switch`). */
+  readonly forceHistoryModeSwitch?: boolean;
+  /** Options of the background pruner (its context collector, its batch size). */
+  readonly pruner?: PrunerOptions;
 }
 
 /** One chain's state over a block store. */
@@ -55,7 +67,10 @@ export class Chain {
   readonly store: BlockStore;
   readonly chainId: string;
   readonly genesis: Block;
+  /** The history mode: what the pruner keeps. */
   readonly historyMode: HistoryMode;
+  /** Deletes what the history mode no longer keeps, in the background. */
+  readonly pruner: Pruner;
   /** Each new head, after its write is durable. */
   readonly heads = new Watcher<Block>();
   /** Each newly stored valid block, head or not. */
@@ -66,23 +81,46 @@ export class Chain {
   private readonly cache = new Map<string, Block>();
   private readonly opHashes = new Map<string, string[][]>();
 
-  private constructor(store: BlockStore, chainId: string, genesis: Block, head: Block, historyMode: HistoryMode) {
+  private historyLevels: HistoryLevels;
+
+  private constructor(store: BlockStore, chainId: string, genesis: Block, head: Block, historyMode: HistoryMode, pruner: PrunerOptions | undefined) {
     this.store = store;
+    const levels = store.chainData("history_levels");
+    this.historyLevels = levels === undefined ? INITIAL_HISTORY_LEVELS : decodeHistoryLevels(levels);
     const heads = store.chainData("known_heads");
     this.knownHeadSet = heads === undefined ? new Set([head.hash]) : decodeHashes(heads);
     this.chainId = chainId;
     this.genesis = genesis;
     this.headBlock = head;
     this.historyMode = historyMode;
+    this.pruner = new Pruner(
+      {
+        store,
+        targets: () => ({ savepoint: this.locator("savepoint").level, caboose: this.locator("caboose").level, archive: this.historyMode.mode === "archive" }),
+        hashAt: (level) => store.hashAtLevel(level),
+        forget: (hash) => {
+          this.cache.delete(hash);
+          this.opHashes.delete(hash);
+        },
+        contextRoots: () => this.contextRoots(),
+      },
+      pruner,
+    );
   }
 
   /**
    * Opens the chain stored in `kv`, writing `genesis` first if the store is new. The genesis
    * block's hash is given (it is a configured constant, not the hash of its header).
    */
-  static async open(kv: KeyValueStore, chainId: Uint8Array, genesis: NewBlock, historyMode: HistoryMode): Promise<Chain> {
+  static async open(kv: KeyValueStore, chainId: Uint8Array, genesis: NewBlock, mode: HistoryModeInput, options: ChainOpenOptions = {}): Promise<Chain> {
+    const historyMode = toHistoryMode(mode);
     const store = new BlockStore(kv, chainId);
     const stored = store.chainData("history_mode");
+    const read = (hash: string) => {
+      const b = readBlock(store, hash);
+      if (b === undefined) throw new Error(`Corrupted store: block ${hash} is missing`);
+      return b;
+    };
     if (stored === undefined) {
       const locator = encodeBlockLocator(genesis.hash, 0);
       await kv.write([
@@ -93,23 +131,24 @@ export class Chain {
         store.putChainData("checkpoint", locator),
         store.putChainData("savepoint", locator),
         store.putChainData("caboose", locator),
-        store.putChainData("history_mode", utf8.encode(historyMode)),
+        store.putChainData("history_mode", utf8.encode(printHistoryMode(historyMode))),
       ]);
     } else {
-      const mode = fromUtf8.decode(stored);
-      if (mode !== historyMode) {
-        throw new HistoryModeMismatch(
-          `The data directory holds a chain in ${mode} mode; it cannot be opened in ${historyMode} mode.`,
-        );
+      const text = fromUtf8.decode(stored);
+      const mode = parseHistoryMode(text);
+      if (mode === undefined) throw new Error(`Corrupted store: unknown history mode "${text}"`);
+      if (!sameHistoryMode(mode, historyMode)) {
+        if (options.forceHistoryModeSwitch !== true || !canSwitchHistoryMode(mode, historyMode)) throw switchRefused(mode, historyMode, options.forceHistoryModeSwitch === true);
+        await switchHistoryMode(store, mode, historyMode, read);
+      } else if (printHistoryMode(mode) !== printHistoryMode(historyMode)) {
+        // The same mode spelled otherwise (full and full:5): keep the caller's form, as Octez's config.
+        await kv.write([store.putChainData("history_mode", utf8.encode(printHistoryMode(historyMode)))]);
       }
     }
-    const read = (hash: string) => {
-      const b = readBlock(store, hash);
-      if (b === undefined) throw new Error(`Corrupted store: block ${hash} is missing`);
-      return b;
-    };
     const head = decodeBlockLocator(store.chainData("head")!);
-    return new Chain(store, b58encode(B58.chainId, chainId), read(genesis.hash), read(head.hash), historyMode);
+    const chain = new Chain(store, b58encode(B58.chainId, chainId), read(genesis.hash), read(head.hash), historyMode, options.pruner);
+    chain.pruner.wake();
+    return chain;
   }
 
   /** The current head. */
@@ -123,8 +162,14 @@ export class Chain {
     return blocks.sort((a, b) => (a.hash === this.headBlock.hash ? -1 : b.hash === this.headBlock.hash ? 1 : compareFitness(b.header.fitness, a.header.fitness)));
   }
 
-  /** A stored block by hash. */
+  /** A stored block by hash (blocks below the caboose are gone, whether or not the pruner deleted them yet). */
   block(hash: string): Block | undefined {
+    const b = this.storedBlock(hash);
+    if (b === undefined || b.hash === this.genesis.hash || b.header.level >= this.locator("caboose").level) return b;
+    return undefined;
+  }
+
+  private storedBlock(hash: string): Block | undefined {
     const hit = this.cache.get(hash);
     if (hit) return hit;
     const b = readBlock(this.store, hash);
@@ -151,6 +196,7 @@ export class Chain {
   /** The main-branch block at `level`. */
   blockAtLevel(level: number): Block | undefined {
     if (level > this.headBlock.header.level) return undefined;
+    if (level !== 0 && level < this.locator("caboose").level) return undefined;
     const hash = this.store.hashAtLevel(level);
     return hash === undefined ? undefined : this.block(hash);
   }
@@ -208,7 +254,7 @@ export class Chain {
    */
   async storeBlock(block: NewBlock): Promise<{ head: boolean }> {
     const b: Block = { hash: block.hash, bytes: block.bytes, header: decodeBinary(rawBlockHeader, block.bytes), info: block.info };
-    const ops: WriteOp[] = [...block.contextOps, ...this.store.putBlock(b.hash, b.bytes, block.operations, b.info)];
+    const ops: WriteOp[] = [...block.contextOps, ...this.store.putBlock(b.hash, b.bytes, block.operations, block.info)];
     const wins = compareFitness(b.header.fitness, this.headBlock.header.fitness) > 0;
     if (wins) ops.push(...this.headMove(b));
     const heads = new Set(this.knownHeadSet);
@@ -216,9 +262,13 @@ export class Chain {
     heads.add(b.hash);
     ops.push(this.store.putChainData("known_heads", encodeHashes(heads)));
     this.knownHeadSet = heads;
+    const levels = wins ? this.pendingLevels : undefined;
+    this.pendingLevels = undefined;
     await this.store.kv.write(ops);
     this.remember(b);
+    if (levels !== undefined) this.historyLevels = levels;
     if (wins) this.headBlock = b;
+    if (levels !== undefined) this.pruner.wake();
     this.validBlocks.notify(b);
     if (wins) this.heads.notify(b);
     return { head: wins };
@@ -241,7 +291,54 @@ export class Chain {
       const hash = branch.get(target) ?? this.store.hashAtLevel(target);
       if (hash !== undefined) ops.push(this.store.putChainData("checkpoint", encodeBlockLocator(hash, target)));
     }
+    ops.push(...this.historyMove(b, branch));
     return ops;
+  }
+
+  /** Levels computed by `headMove`, adopted once its write is durable. */
+  private pendingLevels: HistoryLevels | undefined;
+
+  /**
+   * Writes that move the savepoint and caboose when `b` as head passes a cycle end (Octez's merge
+   * after a cycle); the pruner deletes below them once they are durable.
+   */
+  private historyMove(b: Block, branch: Map<number, string>): WriteOp[] {
+    const reader: BranchReader = {
+      hashAt: (level) => (level === b.header.level ? b.hash : (branch.get(level) ?? this.store.hashAtLevel(level))),
+      record: (hash) => (hash === b.hash ? b.info : this.store.info(hash)),
+    };
+    const before = this.historyLevels;
+    const { levels, merge } = mergeOnNewHead(this.historyMode, before, b.header.level, b.info.last_allowed_fork_level, this.locator("savepoint"), this.locator("caboose"), reader);
+    if (levels === before) return [];
+    this.pendingLevels = levels;
+    const ops = [this.store.putChainData("history_levels", encodeHistoryLevels(levels))];
+    if (merge !== undefined) {
+      ops.push(this.store.putChainData("savepoint", encodeBlockLocator(merge.savepoint.hash, merge.savepoint.level)));
+      ops.push(this.store.putChainData("caboose", encodeBlockLocator(merge.caboose.hash, merge.caboose.level)));
+    }
+    return ops;
+  }
+
+  /**
+   * Context hashes of every block kept with its metadata: the main branch from the savepoint to
+   * the head, and the known heads' branches down to it (the context collector's roots).
+   */
+  contextRoots(): Uint8Array[] {
+    const savepoint = this.locator("savepoint").level;
+    const roots = new Map<string, Uint8Array>();
+    const add = (b: Block) => roots.set(b.header.context, b58decode(B58.contextHash, b.header.context));
+    for (let level = Math.max(savepoint, 0); level <= this.headBlock.header.level; level++) {
+      const b = this.blockAtLevel(level);
+      if (b !== undefined) add(b);
+    }
+    for (const head of this.knownHeads()) {
+      let cur: Block | undefined = head;
+      while (cur !== undefined && cur.header.level >= savepoint && !this.isOnMainBranch(cur)) {
+        add(cur);
+        cur = this.block(cur.header.predecessor);
+      }
+    }
+    return [...roots.values()];
   }
 
   /** Every block recorded as invalid. */
@@ -261,11 +358,45 @@ export class Chain {
     return true;
   }
 
-  /** Ends every monitor stream. */
-  close(): void {
+  /** Ends every monitor stream and stops the pruner after its current step. */
+  async close(): Promise<void> {
     this.heads.close();
     this.validBlocks.close();
+    await this.pruner.stop();
   }
+}
+
+/** Octez's refusal of a history-mode switch, naming the switches it allows. */
+function switchRefused(from: HistoryMode, to: HistoryMode, forced: boolean): HistoryModeMismatch {
+  const allowed =
+    "The allowed switches are archive to full or rolling, full to rolling, and another number of additional cycles in full or rolling mode (full:N, rolling:N).";
+  if (forced) return new HistoryModeMismatch(`Cannot switch from history mode ${describeHistoryMode(from)} to ${describeHistoryMode(to)}. ${allowed}`);
+  return new HistoryModeMismatch(
+    `Cannot switch from history mode ${describeHistoryMode(from)} to ${describeHistoryMode(to)}. In order to change your history mode please refer to the Tezos node documentation. If you really want to change your history mode, run this command again with the \`--force-history-mode-switch\` option. ${allowed}`,
+  );
+}
+
+/** Records a forced switch: the new mode, and the savepoint and caboose Octez infers for it (the pruner follows). */
+async function switchHistoryMode(store: BlockStore, from: HistoryMode, to: HistoryMode, read: (hash: string) => Block): Promise<void> {
+  const head = read(decodeBlockLocator(store.chainData("head")!).hash);
+  const raw = store.chainData("history_levels");
+  const state = raw === undefined ? INITIAL_HISTORY_LEVELS : decodeHistoryLevels(raw);
+  const reader: BranchReader = { hashAt: (level) => store.hashAtLevel(level), record: (hash) => store.info(hash) };
+  const r = levelsAfterSwitch(
+    from,
+    to,
+    state,
+    { level: head.header.level, lafl: head.info.last_allowed_fork_level, ttl: head.info.max_operations_ttl },
+    decodeBlockLocator(store.chainData("savepoint")!),
+    decodeBlockLocator(store.chainData("caboose")!),
+    reader,
+  );
+  await store.kv.write([
+    store.putChainData("history_mode", utf8.encode(printHistoryMode(to))),
+    store.putChainData("history_levels", encodeHistoryLevels(r.levels)),
+    store.putChainData("savepoint", encodeBlockLocator(r.savepoint.hash, r.savepoint.level)),
+    store.putChainData("caboose", encodeBlockLocator(r.caboose.hash, r.caboose.level)),
+  ]);
 }
 
 function encodeHashes(hashes: Set<string>): Uint8Array {
@@ -287,9 +418,4 @@ function readBlock(store: BlockStore, hash: string): Block | undefined {
   const info = store.info(hash);
   if (info === undefined) return undefined;
   return { hash, bytes, header: decodeBinary(rawBlockHeader, bytes), info };
-}
-
-/** Whether `mode` names a history mode. */
-export function isHistoryMode(mode: string): mode is HistoryMode {
-  return (historyModes as readonly string[]).includes(mode);
 }

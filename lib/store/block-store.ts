@@ -7,7 +7,8 @@
  * @module
  */
 import { B58, b58decode, b58encode } from "../encoding/base58.ts";
-import { bytes, string as stringCodec } from "../encoding/bytes.ts";
+import { bytes, fixedBytes, string as stringCodec } from "../encoding/bytes.ts";
+import { blake2b256 } from "../crypto/blake2b.ts";
 import { decodeBinary, encodeBinary, type Json } from "../encoding/codec.ts";
 import { blockHash as blockHashCodec, protocolHash } from "../encoding/hashes.ts";
 import { int32, uint16 } from "../encoding/integers.ts";
@@ -26,10 +27,30 @@ export interface BlockInfo {
   max_operations_ttl: number;
   /** Level below which no fork is allowed once this block is head (it moves the checkpoint). */
   last_allowed_fork_level: number;
-  /** Block metadata in the binary encoding of `protocol` (empty for the genesis block). */
-  metadata: Uint8Array;
-  /** Receipts of the operations, per validation pass, in the binary encoding of `protocol`. */
-  operations_metadata: Uint8Array[][];
+  /**
+   * Block metadata in the binary encoding of `protocol` (empty for the genesis block); absent once
+   * pruned by the history mode (the block is then below the savepoint).
+   */
+  metadata?: Uint8Array;
+  /** Receipts of the operations, per validation pass, in the binary encoding of `protocol`; absent once pruned. */
+  operations_metadata?: Uint8Array[][];
+  /** BLAKE2b-256 of `metadata`, kept when the metadata is pruned (Octez keeps `metadata_hash`). */
+  metadata_hash?: Uint8Array;
+  /** BLAKE2b-256 of each receipt, kept when the metadata is pruned. */
+  operations_metadata_hashes?: Uint8Array[][];
+}
+
+/** A block's record as it is stored first, metadata and receipts included. */
+export type FullBlockInfo = BlockInfo & { metadata: Uint8Array; operations_metadata: Uint8Array[][] };
+
+/** The BLAKE2b-256 of a block's metadata, whether the metadata is still stored or pruned. */
+export function blockMetadataHash(info: BlockInfo): Uint8Array {
+  return info.metadata !== undefined ? blake2b256(info.metadata) : (info.metadata_hash ?? blake2b256(new Uint8Array(0)));
+}
+
+/** The BLAKE2b-256 of each receipt, per validation pass, whether the receipts are still stored or pruned. */
+export function operationsMetadataHashes(info: BlockInfo): Uint8Array[][] {
+  return info.operations_metadata !== undefined ? info.operations_metadata.map((pass) => pass.map((r) => blake2b256(r))) : (info.operations_metadata_hashes ?? []);
 }
 
 const blockInfoCodec = obj(
@@ -39,6 +60,16 @@ const blockInfoCodec = obj(
   req("last_allowed_fork_level", int32),
   req("metadata", bytes),
   req("operations_metadata", list(list(bytes))),
+);
+
+/** The record kept once the metadata is pruned (table `blockSummary`). */
+const blockSummaryCodec = obj(
+  req("protocol", protocolHash),
+  req("next_protocol", protocolHash),
+  req("max_operations_ttl", uint16),
+  req("last_allowed_fork_level", int32),
+  req("metadata_hash", fixedBytes(32)),
+  req("operations_metadata_hashes", list(list(fixedBytes(32)))),
 );
 
 const operationsCodec = list(list(bytes));
@@ -53,7 +84,17 @@ export interface InvalidBlock {
 const invalidBlockCodec = obj(req("block", blockHashCodec), req("level", int32), req("errors", stringCodec));
 
 /** Per-chain data names in the `chainData` table. */
-export type ChainDataName = "head" | "checkpoint" | "savepoint" | "caboose" | "history_mode" | "known_heads";
+export type ChainDataName =
+  | "head"
+  | "checkpoint"
+  | "savepoint"
+  | "caboose"
+  | "history_mode"
+  | "known_heads"
+  /** The history bookkeeping of `lib/shell/history-levels.ts` (cementing highwatermark, cycles, floating floor). */
+  | "history_levels"
+  /** How far the pruner went (`lib/store/pruner.ts`). */
+  | "pruned";
 
 const rawHash = (h: string) => b58decode(B58.blockHash, h);
 
@@ -78,14 +119,57 @@ export class BlockStore {
     return v === undefined ? undefined : decodeBinary(operationsCodec, v);
   }
 
-  /** The shell's record of a block. */
+  /** The shell's record of a block (without `metadata` and `operations_metadata` once pruned). */
   info(hash: string): BlockInfo | undefined {
-    const v = this.kv.get(key(Table.blockMetadata, rawHash(hash)));
-    return v === undefined ? undefined : decodeBinary(blockInfoCodec, v);
+    const h = rawHash(hash);
+    const v = this.kv.get(key(Table.blockMetadata, h));
+    if (v !== undefined) return decodeBinary(blockInfoCodec, v) as BlockInfo;
+    const s = this.kv.get(key(Table.blockSummary, h));
+    return s === undefined ? undefined : decodeBinary(blockSummaryCodec, s);
+  }
+
+  /** Whether the block's metadata is stored (not pruned, not unknown). */
+  hasMetadata(hash: string): boolean {
+    return this.kv.get(key(Table.blockMetadata, rawHash(hash))) !== undefined;
+  }
+
+  /**
+   * Writes that drop a block's metadata and receipts, keeping its summary (protocols, TTL, fork
+   * level, metadata hashes); none when the metadata is already gone.
+   */
+  pruneMetadata(hash: string): WriteOp[] {
+    const info = this.info(hash);
+    if (info === undefined || info.metadata === undefined) return [];
+    const h = rawHash(hash);
+    const summary = {
+      protocol: info.protocol,
+      next_protocol: info.next_protocol,
+      max_operations_ttl: info.max_operations_ttl,
+      last_allowed_fork_level: info.last_allowed_fork_level,
+      metadata_hash: blockMetadataHash(info),
+      operations_metadata_hashes: operationsMetadataHashes(info),
+    };
+    return [
+      { key: key(Table.blockSummary, h), value: encodeBinary(blockSummaryCodec, summary) },
+      { key: key(Table.blockMetadata, h) },
+    ];
+  }
+
+  /** Writes that delete a block whole: header, operations, metadata or summary (not its level row). */
+  deleteBlock(hash: string): WriteOp[] {
+    const h = rawHash(hash);
+    const ops: WriteOp[] = [{ key: key(Table.blockHeader, h) }, { key: key(Table.blockMetadata, h) }, { key: key(Table.blockSummary, h) }];
+    for (const [k] of this.kv.range(prefixRange(key(Table.blockOperations, h)))) ops.push({ key: k });
+    return ops;
+  }
+
+  /** Write that drops the main-branch index row of `level`. */
+  deleteLevel(level: number): WriteOp {
+    return { key: key(Table.levelIndex, this.chainId, u32(level)) };
   }
 
   /** Writes that store a whole block. */
-  putBlock(hash: string, header: Uint8Array, operations: Uint8Array[][], info: BlockInfo): WriteOp[] {
+  putBlock(hash: string, header: Uint8Array, operations: Uint8Array[][], info: FullBlockInfo): WriteOp[] {
     const h = rawHash(hash);
     return [
       { key: key(Table.blockHeader, h), value: header },

@@ -16,6 +16,7 @@
  * | 0x16 | `protocols` | protocol hash (32) | the protocol's source or registry entry |
  * | 0x17 | `config` | setting name | node-wide settings (store version, history mode, ...) |
  * | 0x18 | `bakerNonces` | chain id (4) + level u32 + nonce hash (32) | a seed nonce the sandbox baker committed to (32 bytes), kept until revealed or too late |
+ * | 0x19 | `blockSummary` | block hash (32) | what stays of a block's record once its metadata is pruned (protocols, TTL, fork level, metadata hashes) |
  *
  * The context tables belong to `lib/store/context/`, `bakerNonces` to `lib/baker/`; the others to the chain store. New tables
  * take a fresh byte: never reuse or renumber one, data written with it would be misread.
@@ -46,6 +47,8 @@ export const Table = {
   config: 0x17,
   /** Seed nonces of the sandbox baker: chain id + big-endian level + nonce hash -> nonce. */
   bakerNonces: 0x18,
+  /** The shell's record of a block whose metadata was pruned (history modes), by block hash. */
+  blockSummary: 0x19,
 } as const;
 
 /** The name of a table of `Table`. */

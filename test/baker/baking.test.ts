@@ -45,12 +45,12 @@ function check(chain: Chain, b: Block): Checked {
   const pc = protoContextOf(chain, pred, L);
   const src = contextRightsSource(pc);
   const data = decodeBinary(protocolData, b.header.protocol_data);
-  const md = decodeBinary(hangzhouBlockMetadata, b.info.metadata);
+  const md = decodeBinary(hangzhouBlockMetadata, b.info.metadata!);
   assert.is(md.level_info.level, L);
   assert.is(md.baker, pkhOf(bakingRightsOwner(src, pc.level, data.priority)), `baker of level ${L}`);
 
   const ops = chain.store.operations(b.hash)!;
-  const receipts = b.info.operations_metadata;
+  const receipts = b.info.operations_metadata!;
   let power = 0;
   if (pred.info.protocol !== hangzhouHash) assert.is(ops[0]!.length, 0, "the activation block is not endorsed");
   else {
@@ -129,7 +129,7 @@ test("three cycles baked with every bootstrap key: priority 0, 256 endorsement s
     // each cycle's commitments are revealed by the first block of the next cycle
     assert.equal([...revealedAt.entries()], [[4, 9], [8, 9], [12, 17], [16, 17], [20, 25], [24, 25]]);
     // the bakers of the capture's level 2 (bootstrap3 first) and of every level were the priority-0 owners
-    assert.is(decodeBinary(hangzhouBlockMetadata, sb.chain.block(hashes[0]!)!.info.metadata).baker, "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU");
+    assert.is(decodeBinary(hangzhouBlockMetadata, sb.chain.block(hashes[0]!)!.info.metadata!).baker, "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU");
   } finally {
     await sb.close();
   }

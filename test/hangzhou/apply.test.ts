@@ -55,7 +55,7 @@ test("blocks carry the endorsements of their predecessor and earn the baking rew
   const m = h.metadataOf(h.chain.head);
   const reward = m.balance_updates.find((u) => u.kind === "freezer" && u.category === "rewards");
   assert.is(reward?.change, 78125n * 256n);
-  assert.is(h.chain.head.info.operations_metadata[0]!.length, 5);
+  assert.is(h.chain.head.info.operations_metadata![0]!.length, 5);
 });
 
 test("a header signed by another key is refused with baking.invalid_block_signature", async () => {

@@ -121,7 +121,7 @@ export async function hangzhouChain(options: { wrap?: (p: Protocol) => Protocol 
   }
 
   /** The Hangzhou metadata of a stored block. */
-  const metadataOf = (b: Block): HangzhouBlockMetadata => decodeBinary(hangzhouBlockMetadata, b.info.metadata);
+  const metadataOf = (b: Block): HangzhouBlockMetadata => decodeBinary(hangzhouBlockMetadata, b.info.metadata!);
 
   /** The endorsement rights of a level, read on the head's context. */
   const rightsAt = (level: number) => {

@@ -34,7 +34,7 @@ test("a delegate that baked two blocks at one level is denounced: its frozen bal
   const op = evidence(h.chain.head.hash, fullHeader(a.bytes), fullHeader(b.bytes));
   await h.bake({ anonymous: [op] });
   const head = h.chain.head;
-  const receipt = decodeBinary(operationMetadata, head.info.operations_metadata[2]![0]!)![0] as { balance_updates: { category?: string; delegate?: string; change: bigint }[] };
+  const receipt = decodeBinary(operationMetadata, head.info.operations_metadata![2]![0]!)![0] as { balance_updates: { category?: string; delegate?: string; change: bigint }[] };
   const baker = h.metadataOf(head).baker;
   const lost = (category: string) => -(receipt.balance_updates.find((u) => u.category === category && u.delegate === BOOTSTRAP3)?.change ?? 0n);
   // Its block deposit (640 tez) and the endorsement deposit it froze earlier in this block go.

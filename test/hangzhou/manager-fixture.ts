@@ -113,7 +113,7 @@ function withRevealBytes(branch: string, contents: OperationContents[]): Uint8Ar
 
 /** The receipts of a block's validation pass 3, decoded. */
 export function managerReceipts(block: Block): ContentsResult[][] {
-  return block.info.operations_metadata[3]!.map((b) => decodeBinary(operationMetadata, b)!);
+  return block.info.operations_metadata![3]!.map((b) => decodeBinary(operationMetadata, b)!);
 }
 
 /** One receipt as Octez prints it in JSON. */

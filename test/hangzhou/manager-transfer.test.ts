@@ -176,7 +176,7 @@ T("a reveal then a transfer in one batch from a new tz3 account, baked in a bloc
   });
   assert.is(receipt[1].operation_result.status, "applied");
   assert.is(receipt[1].operation_result.consumed_milligas, "1420000");
-  const meta = decodeBinary(hangzhouBlockMetadata, block.info.metadata);
+  const meta = decodeBinary(hangzhouBlockMetadata, block.info.metadata!);
   assert.is(meta.consumed_gas, (581n + 1520n) * 1000n, "block gas is the sum of the declared limits");
   assert.is(getFrozen(pc, baker, 0, "fees"), 900n, "the fees are frozen for the baker");
 });

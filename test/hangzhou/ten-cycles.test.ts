@@ -28,7 +28,7 @@ function blockUpdates(h: Awaited<ReturnType<typeof hangzhouChain>>, hash: string
   const b = h.chain.block(hash)!;
   const out = [...h.metadataOf(b).balance_updates];
   for (const r of h.metadataOf(b).implicit_operations_results) if ("balance_updates" in r) out.push(...r.balance_updates);
-  for (const pass of b.info.operations_metadata) {
+  for (const pass of b.info.operations_metadata!) {
     for (const bytes of pass) for (const c of decodeBinary(operationMetadata, bytes) ?? []) out.push(...(("balance_updates" in c ? c.balance_updates : []) as BalanceUpdate[]));
   }
   return out;

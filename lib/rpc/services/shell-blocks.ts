@@ -31,10 +31,11 @@ import { list } from "../../encoding/list.ts";
 import { mergeObjs, obj, opt, req } from "../../encoding/object.ts";
 import { timestamp } from "../../encoding/time.ts";
 import { testChainStatus, type TestChainStatus } from "../../encoding/hangzhou/receipts/block-metadata.ts";
-import { blake2b256 } from "../../crypto/blake2b.ts";
 import { operationListHash, operationListListHash } from "../../crypto/hashes.ts";
 import type { Block } from "../../shell/chain.ts";
 import { shellOperation } from "../../shell/operations.ts";
+import { metadataNotFound } from "../../shell/store-errors.ts";
+import { blockMetadataHash as metadataHashOf, operationsMetadataHashes } from "../../store/block-store.ts";
 import { checkout, type Context, type RawContext } from "../../store/context/mod.ts";
 import { makeArg, uintArg, type Arg } from "../arg.ts";
 import { parseOcamlInt } from "../ocaml.ts";
@@ -330,7 +331,9 @@ export function blockReceiptServices(protocol: BlockProtocolRpc, next: BlockProt
   const protocolMetadata = (b: Block): object => {
     let m = protoMetas.get(b);
     if (m === undefined) {
-      m = protocol.metadata === undefined ? {} : (decodeBinary(protocol.metadata, b.info.metadata) as object);
+      const bytes = b.info.metadata;
+      if (bytes === undefined) throw metadataNotFound(b.hash);
+      m = protocol.metadata === undefined ? {} : (decodeBinary(protocol.metadata, bytes) as object);
       protoMetas.set(b, m);
     }
     return m;
@@ -358,9 +361,9 @@ export function blockReceiptServices(protocol: BlockProtocolRpc, next: BlockProt
     let ops = opsCache.get(block);
     if (ops === undefined) {
       const raw = chain.store.operations(block.hash) ?? [];
-      const receipts = block.info.operations_metadata;
-      // As Octez: receipts are shown only when there is one per operation.
-      const withReceipts = receipts.length === raw.length && raw.every((pass, i) => receipts[i]!.length === pass.length);
+      const receipts = block.info.operations_metadata ?? [];
+      // As Octez: receipts are shown only when there is one per operation (none once pruned).
+      const withReceipts = block.info.operations_metadata !== undefined && receipts.length === raw.length && raw.every((pass, i) => receipts[i]!.length === pass.length);
       ops = raw.map((pass, i) =>
         pass.map((bytes, j) => {
           const s = shellOperation(bytes);
@@ -486,7 +489,8 @@ export function blockReceiptServices(protocol: BlockProtocolRpc, next: BlockProt
             chain_id: ctx.chain.chainId,
             hash: ctx.block.hash,
             header: { ...shell, ...(decodeBinary(protocol.headerData, protocol_data) as object) },
-            metadata: metadataOf(ctx.block),
+            // Below the savepoint the metadata is pruned: Octez leaves the field out.
+            ...(ctx.block.info.metadata === undefined ? {} : { metadata: metadataOf(ctx.block) }),
             operations: operationsOf(ctx),
           };
           infos.set(ctx.block, info);
@@ -498,14 +502,14 @@ export function blockReceiptServices(protocol: BlockProtocolRpc, next: BlockProt
 
   if ((protocol.environmentVersion ?? 0) >= 1) {
     const opHashes = (b: Block): string[][] =>
-      b.info.operations_metadata.map((pass) => pass.map((r) => b58encode(B58.operationMetadataHash, blake2b256(r))));
+      operationsMetadataHashes(b.info).map((pass) => pass.map((h) => b58encode(B58.operationMetadataHash, h)));
     dir.register(
       service({
         method: "GET",
         path: ["metadata_hash"],
         description: "Hash of the metadata associated to the block. This is only set on blocks starting from environment V1.",
         output: blockMetadataHash,
-        handler: ({ ctx }) => b58encode(B58.blockMetadataHash, blake2b256(ctx.block.info.metadata)),
+        handler: ({ ctx }) => b58encode(B58.blockMetadataHash, metadataHashOf(ctx.block.info)),
       }),
       service({
         method: "GET",
@@ -513,7 +517,7 @@ export function blockReceiptServices(protocol: BlockProtocolRpc, next: BlockProt
         description: "The root hash of the operations metadata from the block. This is only set on blocks starting from environment V1.",
         output: operationMetadataListListHash,
         handler: ({ ctx }) => {
-          const lists = ctx.block.info.operations_metadata.map((pass) => operationListHash(pass.map((r) => blake2b256(r))));
+          const lists = operationsMetadataHashes(ctx.block.info).map((pass) => operationListHash(pass));
           return b58encode(B58.operationMetadataListListHash, operationListListHash(lists));
         },
       }),

@@ -4,7 +4,7 @@
  * @module
  */
 import { rawBlockHeader, type RawBlockHeader } from "../../encoding/block-header.ts";
-import { bool, int31, int32, uint16 } from "../../encoding/integers.ts";
+import { bool, int31, int32, rangedUint16, uint16 } from "../../encoding/integers.ts";
 import { string } from "../../encoding/bytes.ts";
 import { constant, def, splitted, stringEnum } from "../../encoding/conv.ts";
 import type { Codec } from "../../encoding/core.ts";
@@ -14,16 +14,36 @@ import { list } from "../../encoding/list.ts";
 import { allowAbsent, mergeObjs, obj, req } from "../../encoding/object.ts";
 import { option, tagged, union } from "../../encoding/union.ts";
 import { timestamp } from "../../encoding/time.ts";
-import type { HistoryMode } from "../../node.ts";
+import { type HistoryMode, MAX_ADDITIONAL_CYCLES } from "../../shell/history-mode.ts";
 import { bsonJson } from "../../encoding/bson.ts";
 
-/** History mode (Octez `history_mode`), with the default number of additional cycles. */
+const additionalCyclesCodec = obj(req("additional_cycles", rangedUint16(0, MAX_ADDITIONAL_CYCLES)));
+const withCycles = (name: "full" | "rolling") => obj(req(name, additionalCyclesCodec));
+
+/**
+ * History mode (Octez `history_mode`): `"archive"`, `{"full": {"additional_cycles": n}}`,
+ * `{"rolling": {...}}`, and the aliases `"full"` and `"rolling"` for the default number of cycles.
+ */
 export const historyModeCodec: Codec<HistoryMode> = def(
   "history_mode",
   union<HistoryMode>([
-    tagged(0, "archive", constant("archive"), (m) => (m === "archive" ? "archive" : undefined), () => "archive"),
-    tagged(3, "full_alias", constant("full"), (m) => (m === "full" ? "full" : undefined), () => "full"),
-    tagged(4, "rolling_alias", constant("rolling"), (m) => (m === "rolling" ? "rolling" : undefined), () => "rolling"),
+    tagged(0, "archive", constant("archive"), (m: HistoryMode) => (m.mode === "archive" ? "archive" : undefined), (): HistoryMode => ({ mode: "archive" })),
+    tagged(
+      1,
+      "full",
+      withCycles("full"),
+      (m: HistoryMode) => (m.mode === "full" && m.additionalCycles !== undefined ? { full: { additional_cycles: m.additionalCycles } } : undefined),
+      (v): HistoryMode => ({ mode: "full", additionalCycles: v.full.additional_cycles }),
+    ),
+    tagged(
+      2,
+      "rolling",
+      withCycles("rolling"),
+      (m: HistoryMode) => (m.mode === "rolling" && m.additionalCycles !== undefined ? { rolling: { additional_cycles: m.additionalCycles } } : undefined),
+      (v): HistoryMode => ({ mode: "rolling", additionalCycles: v.rolling.additional_cycles }),
+    ),
+    tagged(3, "full_alias", constant("full"), (m: HistoryMode) => (m.mode === "full" && m.additionalCycles === undefined ? "full" : undefined), (): HistoryMode => ({ mode: "full" })),
+    tagged(4, "rolling_alias", constant("rolling"), (m: HistoryMode) => (m.mode === "rolling" && m.additionalCycles === undefined ? "rolling" : undefined), (): HistoryMode => ({ mode: "rolling" })),
   ]),
   { title: "history mode", description: "Storage mode for the Tezos shell." },
 );

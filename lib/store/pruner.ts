@@ -1,0 +1,186 @@
+/**
+ * The background pruner of the history modes: once the savepoint or the caboose moved (the chain
+ * writes them with the head that moved them), it deletes what lies below, a few levels per write,
+ * yielding to other work between writes, so that RPCs and baking never wait for more than one
+ * small batch. Below the caboose (rolling) a main-branch block goes whole: header, operations,
+ * record and level row (the genesis block stays: the chain names it). Below the savepoint (full
+ * and rolling) a block's metadata and receipts go; a summary keeps its protocols, TTL, fork level
+ * and metadata hashes. Then the contexts of the pruned blocks go too, through the context
+ * collector when one is given.
+ *
+ * Crash safety: the targets are durable before anything is deleted, and each batch writes its
+ * progress marker (`pruned` in the chain data) in the same atomic write as its deletes. A store
+ * killed at any point reopens with every block at or above the caboose whole and the levels
+ * consistent; the pruner then resumes from its marker.
+ * @module
+ */
+import type { BlockStore } from "./block-store.ts";
+import type { KeyValueStore, WriteOp } from "./kv.ts";
+
+/** A context collection in progress (see `lib/store/context/gc.ts`). */
+export interface ContextCollection {
+  /** One bounded step; resolves true once the collection is complete. */
+  step(): Promise<boolean>;
+}
+
+/** Starts collecting every context node not reachable from `roots` (commit hashes to keep). */
+export type StartContextCollection = (store: KeyValueStore, roots: Iterable<Uint8Array>) => ContextCollection;
+
+/** What the pruner reads of the chain. */
+export interface PrunerHost {
+  readonly store: BlockStore;
+  /** Current targets: levels below `caboose` are deleted, metadata below `savepoint` pruned; none in archive. */
+  targets(): { readonly savepoint: number; readonly caboose: number; readonly archive: boolean };
+  /** Hash of the main-branch block at `level`. */
+  hashAt(level: number): string | undefined;
+  /** Drops a block from the chain's caches after it was pruned or deleted. */
+  forget(hash: string): void;
+  /** Context hashes of every block kept with metadata (the collection's roots). */
+  contextRoots(): Iterable<Uint8Array>;
+}
+
+/** Progress: levels below `blocks` are deleted, below `metadata` pruned; contexts collected for savepoint `contexts`. */
+export interface PruneProgress {
+  readonly blocks: number;
+  readonly metadata: number;
+  readonly contexts: number;
+}
+
+/** Options of the pruner. */
+export interface PrunerOptions {
+  /** Levels per write (32 by default). */
+  readonly batchLevels?: number;
+  /** The context collector; contexts are not collected without it. */
+  readonly collectContexts?: StartContextCollection;
+  /** Called after each step with what it did (the bench measures pauses with it). */
+  readonly onStep?: (step: { kind: "blocks" | "metadata" | "contexts"; levels: number }) => void;
+}
+
+const yieldToEvents = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Encodes the progress marker (three u32, big-endian). */
+export function encodeProgress(p: PruneProgress): Uint8Array {
+  const out = new Uint8Array(12);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, p.blocks);
+  v.setUint32(4, p.metadata);
+  v.setUint32(8, p.contexts);
+  return out;
+}
+
+/** Reads the progress marker; a new store starts above genesis with nothing done. */
+export function decodeProgress(bytes: Uint8Array | undefined): PruneProgress {
+  if (bytes === undefined) return { blocks: 1, metadata: 1, contexts: 0 };
+  if (bytes.length !== 12) throw new Error("Corrupted store: pruning progress of a wrong length");
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { blocks: v.getUint32(0), metadata: v.getUint32(4), contexts: v.getUint32(8) };
+}
+
+/** Runs the pruning of one chain in the background. */
+export class Pruner {
+  private readonly host: PrunerHost;
+  private readonly batch: number;
+  private readonly options: PrunerOptions;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private collection: { savepoint: number; run: ContextCollection } | undefined;
+
+  constructor(host: PrunerHost, options: PrunerOptions = {}) {
+    this.host = host;
+    this.options = options;
+    this.batch = options.batchLevels ?? 32;
+  }
+
+  /** What is done so far. */
+  progress(): PruneProgress {
+    return decodeProgress(this.host.store.chainData("pruned"));
+  }
+
+  /** Starts (or continues) pruning towards the current targets. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Resolves once the pruning has caught up with the targets (or stopped). */
+  async idle(): Promise<void> {
+    while (this.running !== undefined) await this.running;
+  }
+
+  /** Stops after the current step; resolves once it is written. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.idle();
+  }
+
+  private async loop(): Promise<void> {
+    this.again = false;
+    while (!this.stopped && (await this.step())) await yieldToEvents();
+  }
+
+  /** One bounded step; false when there is nothing left to do. */
+  private async step(): Promise<boolean> {
+    const { store } = this.host;
+    const t = this.host.targets();
+    if (t.archive) return false;
+    const p = this.progress();
+    if (p.blocks < t.caboose) {
+      const end = Math.min(t.caboose, p.blocks + this.batch);
+      const ops: WriteOp[] = [];
+      const gone: string[] = [];
+      for (let level = p.blocks; level < end; level++) {
+        const hash = this.host.hashAt(level);
+        if (hash === undefined) continue;
+        ops.push(...store.deleteBlock(hash), store.deleteLevel(level));
+        gone.push(hash);
+      }
+      const next = { ...p, blocks: end, metadata: Math.max(p.metadata, end) };
+      await store.kv.write([...ops, store.putChainData("pruned", encodeProgress(next))]);
+      for (const h of gone) this.host.forget(h);
+      this.options.onStep?.({ kind: "blocks", levels: end - p.blocks });
+      return true;
+    }
+    if (p.metadata < t.savepoint) {
+      const start = Math.max(p.metadata, p.blocks);
+      const end = Math.min(t.savepoint, start + this.batch);
+      const ops: WriteOp[] = [];
+      const pruned: string[] = [];
+      for (let level = start; level < end; level++) {
+        const hash = this.host.hashAt(level);
+        if (hash === undefined) continue;
+        const more = store.pruneMetadata(hash);
+        if (more.length > 0) pruned.push(hash);
+        ops.push(...more);
+      }
+      await store.kv.write([...ops, store.putChainData("pruned", encodeProgress({ ...p, metadata: end }))]);
+      for (const h of pruned) this.host.forget(h);
+      this.options.onStep?.({ kind: "metadata", levels: end - start });
+      return true;
+    }
+    const collect = this.options.collectContexts;
+    if (collect !== undefined && p.contexts < t.savepoint) {
+      if (this.collection === undefined || this.collection.savepoint !== t.savepoint) {
+        this.collection = { savepoint: t.savepoint, run: collect(store.kv, this.host.contextRoots()) };
+      }
+      const done = await this.collection.run.step();
+      if (done) {
+        this.collection = undefined;
+        await store.kv.write([store.putChainData("pruned", encodeProgress({ ...p, contexts: t.savepoint }))]);
+      }
+      this.options.onStep?.({ kind: "contexts", levels: 0 });
+      return true;
+    }
+    return false;
+  }
+}
