@@ -22,6 +22,7 @@
  * npm run bench -- michelson [iterations]
  * npm run bench -- operations
  * npm run bench -- context
+ * npm run bench -- disk [blocks]   # bench/disk.ts: bytes written per endorsement-only block, per table, and LMDB's growth
  * npm run bench -- p2p [--only]
  * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
@@ -66,6 +67,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
       const { benchContext } = (await import(context.href)) as { benchContext(): Promise<unknown> };
       return benchContext();
     },
+  },
+  disk: {
+    title: "Disk",
+    inDefaultRun: true,
+    run: async ([blocks]) => (await import("./disk.ts")).benchDisk(blocks === undefined ? {} : { blocks: Number(blocks) }),
   },
   load: {
     title: "Load",
