@@ -26,7 +26,8 @@
 import { open, type RootDatabase } from "lmdb";
 import { join } from "node:path";
 import { constants } from "node:fs";
-import { access, statfs } from "node:fs/promises";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { access, stat, statfs } from "node:fs/promises";
 import { type KeyValueStore, type RangeOptions, StoreWriteError, type WriteOp } from "../../lib/store/kv.ts";
 import { checkKey, checkRangeOptions, checkWriteOps, closedError, isEmptyRange } from "../../lib/store/validate.ts";
 import { acquireDataDirLock, type DataDirLock } from "./lock.ts";
@@ -37,10 +38,23 @@ export const SPACE_RESERVE = 4 * 1024 * 1024;
 /** Name of the LMDB file inside the data directory. */
 export const LMDB_FILE_NAME = "store.mdb";
 
+/** Name of the compacted copy while `compact` writes it (removed at open if a crash left it). */
+export const COMPACT_FILE_NAME = "store.mdb.compact";
+
 /** The LMDB-backed store, as returned by `openLmdbStore`. */
 export interface LmdbStore extends KeyValueStore {
   /** The data directory. */
   readonly dir: string;
+  /**
+   * Gives the disk space of deleted data back: writes a compacted copy of `store.mdb` (LMDB's
+   * copy without free pages), syncs it, and renames it over the file. LMDB reuses freed pages for
+   * later writes but never shrinks its file; this does. Writes issued meanwhile wait for it; reads
+   * made while the file is swapped (after the copy, a few milliseconds) throw, so call it when
+   * nothing else reads the store (`tezos-node storage compact` does it on a stopped node).
+   * Killed at any point, the directory holds the old file or the new one, whole. Resolves to the
+   * file's size in bytes before and after.
+   */
+  compact(): Promise<{ before: number; after: number }>;
 }
 
 /**
@@ -62,7 +76,8 @@ export async function openLmdbStore(dir: string): Promise<LmdbStore> {
   }
   let db: RootDatabase<Uint8Array, Uint8Array>;
   try {
-    db = open<Uint8Array, Uint8Array>({ path: join(dir, LMDB_FILE_NAME), encoding: "binary", keyEncoding: "binary" });
+    rmSync(join(dir, COMPACT_FILE_NAME), { force: true }); // a compaction killed before its rename
+    db = openFile(dir);
   } catch (e) {
     await lock.release();
     throw dataDirError(dir, e);
@@ -70,11 +85,23 @@ export async function openLmdbStore(dir: string): Promise<LmdbStore> {
   return new LmdbKeyValueStore(dir, db, lock);
 }
 
+function openFile(dir: string): RootDatabase<Uint8Array, Uint8Array> {
+  return open<Uint8Array, Uint8Array>({ path: join(dir, LMDB_FILE_NAME), encoding: "binary", keyEncoding: "binary" });
+}
+
 class LmdbKeyValueStore implements LmdbStore {
   readonly dir: string;
   #db: RootDatabase<Uint8Array, Uint8Array>;
   #lock: DataDirLock;
   #closed = false;
+  /** Set while `compact` swaps the file. */
+  #swapping = false;
+  /**
+   * Settles when the last write issued has started its transaction (or the last compaction has
+   * ended): each write starts after the previous one, so writes land in the order they are
+   * issued even though the space check before each is asynchronous.
+   */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(dir: string, db: RootDatabase<Uint8Array, Uint8Array>, lock: DataDirLock) {
     this.dir = dir;
@@ -112,21 +139,61 @@ class LmdbKeyValueStore implements LmdbStore {
     this.#check();
     checkWriteOps(ops);
     if (ops.length === 0) return;
-    const db = this.#db;
     const batch = ops.slice();
-    await this.#checkSpace(batch);
-    try {
-      await db.transaction(() => {
+    const started = this.#queue.then(async () => {
+      this.#check();
+      await this.#checkSpace(batch);
+      const db = this.#db;
+      const done = db.transaction(() => {
         for (const { key, value } of batch) {
           if (value === undefined) db.removeSync(key);
           else db.putSync(key, value);
         }
       });
+      return { db, done };
+    });
+    this.#queue = started.then(ignore, ignore);
+    const { db, done } = await started;
+    try {
+      await done;
       // The commit above is visible; LMDB syncs it to disk after the fact (overlapping sync).
       await db.flushed;
     } catch (e) {
       throw await writeFailure(this.dir, e);
     }
+  }
+
+  compact(): Promise<{ before: number; after: number }> {
+    this.#check();
+    const run = this.#queue.then(() => this.#compact());
+    this.#queue = run.then(ignore, ignore);
+    return run;
+  }
+
+  async #compact(): Promise<{ before: number; after: number }> {
+    this.#check();
+    const file = join(this.dir, LMDB_FILE_NAME);
+    const copy = join(this.dir, COMPACT_FILE_NAME);
+    await this.#db.flushed;
+    rmSync(copy, { force: true });
+    const before = (await stat(file)).size;
+    try {
+      await this.#db.backup(copy, true);
+      syncPath(copy, "r+");
+    } catch (e) {
+      rmSync(copy, { force: true });
+      throw await writeFailure(this.dir, e);
+    }
+    this.#swapping = true;
+    try {
+      await this.#db.close();
+      renameSync(copy, file); // atomic: the old file or the new one
+      syncPath(this.dir, "r");
+      this.#db = openFile(this.dir);
+    } finally {
+      this.#swapping = false;
+    }
+    return { before, after: (await stat(file)).size };
   }
 
   /**
@@ -160,6 +227,19 @@ class LmdbKeyValueStore implements LmdbStore {
 
   #check(): void {
     if (this.#closed) throw closedError(`LMDB store ${this.dir}`);
+    if (this.#swapping) throw new Error(`LMDB store ${this.dir} is being compacted`);
+  }
+}
+
+function ignore(): void {}
+
+/** Flushes a file (or a directory's entries) to disk. */
+function syncPath(path: string, flags: string): void {
+  const fd = openSync(path, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
