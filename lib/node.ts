@@ -146,6 +146,11 @@ export interface TezosNode {
    * P2P and the store.
    */
   close(): Promise<void>;
+  /**
+   * Resolves once the history mode's background pruning has caught up with the savepoint and the
+   * caboose (at once in archive mode, or when nothing is left to delete).
+   */
+  pruned(): Promise<void>;
 }
 
 /** How long `close()` waits for the requests in flight before it closes the store anyway. */
@@ -266,6 +271,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   let drained: (() => void) | undefined;
   let closed = false;
   return {
+    pruned: () => chain.pruner.idle(),
     fetch(request, context) {
       if (closed) return Promise.resolve(shuttingDown());
       inFlight++;
