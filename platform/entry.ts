@@ -22,6 +22,7 @@ export async function main(argv: readonly string[], loadServe: () => Promise<Ser
     const code = await runSnapshotCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
     return process.exit(code);
   }
+  if (argv[0] === "storage") return process.exit(await (await import("./storage-command.ts")).runStorageCommand(argv.slice(1), { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }));
   let options: CommandLine;
   try {
     const parsed = parseArgs(argv);
