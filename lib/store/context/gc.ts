@@ -47,7 +47,7 @@ export interface ContextCollectionOptions {
 }
 
 /** Default `stepNodes`: a few milliseconds of work on LMDB. */
-export const DEFAULT_STEP_NODES = 2000;
+export const DEFAULT_STEP_NODES = 200;
 
 /** Where a collection is: marking, deleting commits, deleting nodes, finished (or cancelled). */
 export type ContextCollectionPhase = "mark" | "commits" | "nodes" | "done";
