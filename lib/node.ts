@@ -35,6 +35,7 @@ import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
 import type { StartContextCollection } from "./store/pruner.ts";
+import { startContextCollection } from "./store/context/gc.ts";
 import { DEFAULT_HISTORY_MODE, type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 import { createLogger, type Logger, type LogSink } from "./log.ts";
@@ -58,7 +59,10 @@ export interface NodeOptions {
   historyMode?: HistoryModeInput;
   /** Switch an existing data directory to `historyMode` (Octez's `--force-history-mode-switch`). */
   forceHistoryModeSwitch?: boolean;
-  /** The context collector the pruner calls once the savepoint moved (`lib/store/context/gc.ts`); contexts are kept without it. */
+  /**
+   * The context collector the pruner runs once the savepoint moved (full and rolling):
+   * `startContextCollection` of `lib/store/context/gc.ts` when absent.
+   */
   collectContexts?: StartContextCollection;
   /** Sandbox baker mode; `auto` when absent. */
   bake?: BakeMode;
@@ -190,7 +194,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const historyMode = toHistoryMode(options.historyMode ?? DEFAULT_HISTORY_MODE);
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), historyMode, {
     forceHistoryModeSwitch: options.forceHistoryModeSwitch === true,
-    pruner: options.collectContexts === undefined ? {} : { collectContexts: options.collectContexts },
+    pruner: { collectContexts: options.collectContexts ?? ((store, roots) => startContextCollection(store, roots)) },
   });
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
   const read = options.readResource ?? fetchResource;

@@ -21,6 +21,8 @@ import type { KeyValueStore, WriteOp } from "./kv.ts";
 export interface ContextCollection {
   /** One bounded step; resolves true once the collection is complete. */
   step(): Promise<boolean>;
+  /** Stops the collection before its next step (a later one deletes what is left). */
+  cancel?(): void;
 }
 
 /** Starts collecting every context node not reachable from `roots` (commit hashes to keep). */
@@ -122,6 +124,8 @@ export class Pruner {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.idle();
+    this.collection?.run.cancel?.();
+    this.collection = undefined;
   }
 
   private async loop(): Promise<void> {
@@ -171,6 +175,9 @@ export class Pruner {
     const collect = this.options.collectContexts;
     if (collect !== undefined && p.contexts < t.savepoint) {
       if (this.collection === undefined || this.collection.savepoint !== t.savepoint) {
+        // The savepoint moved: the roots changed, start again (what is left goes in the new run).
+        this.collection?.run.cancel?.();
+        this.collection = undefined;
         this.collection = { savepoint: t.savepoint, run: collect(store.kv, this.host.contextRoots()) };
       }
       const done = await this.collection.run.step();

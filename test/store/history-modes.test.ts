@@ -159,16 +159,21 @@ test("a rolling:0 LMDB store keeps the same number of block rows however long th
     const kv = await openLmdbStore(dir);
     const node = await createNode({ store: kv, bake: { mode: "manual" }, historyMode: "rolling:0" });
     const counts: number[][] = [];
+    const nodes: number[] = [];
     for (const level of [200, 280, 360]) {
       await bakeTo(node, level);
       await node.pruned();
       const [, savepoint, caboose] = await levels(node);
       assert.ok(caboose > 0 && caboose === savepoint);
       counts.push([Table.blockHeader, Table.blockOperations, Table.blockMetadata, Table.levelIndex].map((t) => countRows(kv, t)));
+      // The context collection keeps the commits of the blocks with metadata (savepoint to head), and their nodes.
+      assert.is(countRows(kv, Table.contextCommit), 144);
+      nodes.push(countRows(kv, Table.contextNode));
     }
     // Each holds genesis and the blocks from the caboose (lafl - 120) to the head: at the 7th level of
     // a cycle the head is 23 above its lafl, so 1 + 23 + 121 = 145 rows, at 200, 280 and 360 alike.
     assert.equal(counts, [[145, 145, 145, 145], [145, 145, 145, 145], [145, 145, 145, 145]]);
+    assert.ok(Math.abs(nodes[2]! - nodes[1]!) < nodes[1]! / 10, `context nodes ${nodes}`);
     await node.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
