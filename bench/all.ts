@@ -27,6 +27,7 @@
  * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
  * npm run bench -- startup [runs]   # bench/startup.ts: --help against a bare start of the runtime
+ * npm run bench -- history [blocks] # bench/history.ts: bytes per block and pruning pauses per history mode
  * npm run bench -- edge [requests]   # bench/edge.ts: the edge worker in workerd beside this process
  * ```
  *
@@ -102,6 +103,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Start-up (--help)",
     inDefaultRun: true,
     run: async ([runs]) => (await import("./startup.ts")).benchStartup(runs === undefined ? undefined : Number(runs)),
+  },
+  history: {
+    title: "History modes",
+    inDefaultRun: false,
+    run: async ([blocks]) => (await import("./history.ts")).benchHistory(blocks === undefined ? undefined : Number(blocks)),
   },
   edge: {
     title: "Edge (workerd)",

@@ -34,7 +34,7 @@ import { ProtocolRegistry } from "./shell/protocols.ts";
 import type { Context } from "./store/context/mod.ts";
 import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
-import type { StartContextCollection } from "./store/pruner.ts";
+import type { PrunerOptions, StartContextCollection } from "./store/pruner.ts";
 import { startContextCollection } from "./store/context/gc.ts";
 import { DEFAULT_HISTORY_MODE, type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
@@ -64,6 +64,8 @@ export interface NodeOptions {
    * `startContextCollection` of `lib/store/context/gc.ts` when absent.
    */
   collectContexts?: StartContextCollection;
+  /** Told of each pruning step (what it did, how long it held the event loop); for benches. */
+  onPruneStep?: PrunerOptions["onStep"];
   /** Sandbox baker mode; `auto` when absent. */
   bake?: BakeMode;
   /**
@@ -194,7 +196,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const historyMode = toHistoryMode(options.historyMode ?? DEFAULT_HISTORY_MODE);
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), historyMode, {
     forceHistoryModeSwitch: options.forceHistoryModeSwitch === true,
-    pruner: { collectContexts: options.collectContexts ?? ((store, roots) => startContextCollection(store, roots)) },
+    pruner: {
+      collectContexts: options.collectContexts ?? ((store, roots) => startContextCollection(store, roots)),
+      ...(options.onPruneStep === undefined ? {} : { onStep: options.onPruneStep }),
+    },
   });
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
   const read = options.readResource ?? fetchResource;

@@ -54,8 +54,11 @@ export interface PrunerOptions {
   readonly batchLevels?: number;
   /** The context collector; contexts are not collected without it. */
   readonly collectContexts?: StartContextCollection;
-  /** Called after each step with what it did (the bench measures pauses with it). */
-  readonly onStep?: (step: { kind: "blocks" | "metadata" | "contexts"; levels: number }) => void;
+  /**
+   * Called after each step with what it did and how long its synchronous part ran before its write
+   * (`busyMs`: how long it held the event loop; the bench's pause figures).
+   */
+  readonly onStep?: (step: { kind: "blocks" | "metadata" | "contexts"; levels: number; busyMs: number }) => void;
 }
 
 const yieldToEvents = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -136,6 +139,7 @@ export class Pruner {
   /** One bounded step; false when there is nothing left to do. */
   private async step(): Promise<boolean> {
     const { store } = this.host;
+    const started = performance.now();
     const t = this.host.targets();
     if (t.archive) return false;
     const p = this.progress();
@@ -150,9 +154,10 @@ export class Pruner {
         gone.push(hash);
       }
       const next = { ...p, blocks: end, metadata: Math.max(p.metadata, end) };
+      const busyMs = performance.now() - started;
       await store.kv.write([...ops, store.putChainData("pruned", encodeProgress(next))]);
       for (const h of gone) this.host.forget(h);
-      this.options.onStep?.({ kind: "blocks", levels: end - p.blocks });
+      this.options.onStep?.({ kind: "blocks", levels: end - p.blocks, busyMs });
       return true;
     }
     if (p.metadata < t.savepoint) {
@@ -167,9 +172,10 @@ export class Pruner {
         if (more.length > 0) pruned.push(hash);
         ops.push(...more);
       }
+      const busyMs = performance.now() - started;
       await store.kv.write([...ops, store.putChainData("pruned", encodeProgress({ ...p, metadata: end }))]);
       for (const h of pruned) this.host.forget(h);
-      this.options.onStep?.({ kind: "metadata", levels: end - start });
+      this.options.onStep?.({ kind: "metadata", levels: end - start, busyMs });
       return true;
     }
     const collect = this.options.collectContexts;
@@ -180,12 +186,14 @@ export class Pruner {
         this.collection = undefined;
         this.collection = { savepoint: t.savepoint, run: collect(store.kv, this.host.contextRoots()) };
       }
-      const done = await this.collection.run.step();
+      const stepping = this.collection.run.step();
+      const busyMs = performance.now() - started;
+      const done = await stepping;
       if (done) {
         this.collection = undefined;
         await store.kv.write([store.putChainData("pruned", encodeProgress({ ...p, contexts: t.savepoint }))]);
       }
-      this.options.onStep?.({ kind: "contexts", levels: 0 });
+      this.options.onStep?.({ kind: "contexts", levels: 0, busyMs });
       return true;
     }
     return false;
