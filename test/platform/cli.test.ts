@@ -27,7 +27,8 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     bake: { mode: "auto" },
     bakerKeys: undefined,
     activate: true,
-    historyMode: "full",
+    historyMode: { mode: "full" },
+    forceHistoryModeSwitch: false,
     cors: { origins: [], headers: [] },
     protocolParameters: undefined,
     maxRequestBody: undefined,
@@ -81,7 +82,8 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       bake: { mode: "interval", seconds: 2.5 },
       bakerKeys: undefined,
       activate: false,
-      historyMode: "archive",
+      historyMode: { mode: "archive" },
+      forceHistoryModeSwitch: false,
       cors: { origins: ["http://localhost:3000", "*"], headers: ["Content-Type", "X-Custom"] },
       protocolParameters: "sandbox-parameters.json",
       maxRequestBody: 1024,
@@ -106,7 +108,9 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
 test("parseArgs() accepts --flag=value as well as --flag value", () => {
   const o = options(["--rpc-addr=localhost:9000", "--history-mode=rolling", "--bake=manual", "--cors-origin=*"]);
   assert.equal(o.rpcAddrs, [{ hostname: "localhost", port: 9000 }]);
-  assert.is(o.historyMode, "rolling");
+  assert.equal(o.historyMode, { mode: "rolling" });
+  assert.equal(options(["--history-mode", "full:3", "--force-history-mode-switch"]).historyMode, { mode: "full", additionalCycles: 3 });
+  assert.is(options(["--history-mode", "full:3", "--force-history-mode-switch"]).forceHistoryModeSwitch, true);
   assert.equal(o.bake, { mode: "manual" });
   assert.equal(o.cors.origins, ["*"]);
 });
@@ -201,7 +205,7 @@ test("parseArgs() rejects a bad --rpc-addr", () => {
 });
 
 test("parseArgs() rejects a bad --history-mode or --bake", () => {
-  assert.is(usageError(["--history-mode", "experimental"]), 'Invalid --history-mode "experimental": expected archive, full or rolling.');
+  assert.is(usageError(["--history-mode", "experimental"]), 'Invalid --history-mode "experimental": expected archive, full, full:N, rolling or rolling:N (N from 0 to 1000).');
   assert.is(usageError(["--history-mode", "Full"]), 'Invalid --history-mode "Full": expected archive, full or rolling.');
   for (const text of ["interval:0", "interval:-1", "interval:", "interval:1s", "sometimes", "interval"]) {
     assert.is(
