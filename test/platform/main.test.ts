@@ -116,7 +116,7 @@ npm("keeps one process per --data-dir: a second exits 1 with the lock message, S
 npm("exits 1 with a one-line reason and no stack trace on a bad command line", async () => {
   const cases: [string[], string][] = [
     [["--bogus"], 'Unknown option "--bogus".\nRun with --help to list the options.\n'],
-    [["--history-mode", "forever"], 'Invalid --history-mode "forever": expected archive, full or rolling.\nRun with --help to list the options.\n'],
+    [["--history-mode", "forever"], 'Invalid --history-mode "forever": expected archive, full, full:N, rolling or rolling:N (N from 0 to 1000).\nRun with --help to list the options.\n'],
     [["--memory", "--protocol-parameters", "no-such-file.json"], 'Cannot read --protocol-parameters "no-such-file.json": no such file.\n'],
   ];
   for (const [args, message] of cases) {
