@@ -206,7 +206,7 @@ test("parseArgs() rejects a bad --rpc-addr", () => {
 
 test("parseArgs() rejects a bad --history-mode or --bake", () => {
   assert.is(usageError(["--history-mode", "experimental"]), 'Invalid --history-mode "experimental": expected archive, full, full:N, rolling or rolling:N (N from 0 to 1000).');
-  assert.is(usageError(["--history-mode", "Full"]), 'Invalid --history-mode "Full": expected archive, full or rolling.');
+  assert.is(usageError(["--history-mode", "full:x"]), 'Invalid --history-mode "full:x": expected archive, full, full:N, rolling or rolling:N (N from 0 to 1000).');
   for (const text of ["interval:0", "interval:-1", "interval:", "interval:1s", "sometimes", "interval"]) {
     assert.is(
       usageError(["--bake", text]),
