@@ -43,6 +43,9 @@ export interface BlockInfo {
 /** A block's record as it is stored first, metadata and receipts included. */
 export type FullBlockInfo = BlockInfo & { metadata: Uint8Array; operations_metadata: Uint8Array[][] };
 
+/** What a block whose metadata is pruned keeps of its record. */
+export type PrunedBlockInfo = Omit<BlockInfo, "metadata" | "operations_metadata"> & { metadata_hash: Uint8Array; operations_metadata_hashes: Uint8Array[][] };
+
 /** The BLAKE2b-256 of a block's metadata, whether the metadata is still stored or pruned. */
 export function blockMetadataHash(info: BlockInfo): Uint8Array {
   return info.metadata !== undefined ? blake2b256(info.metadata) : (info.metadata_hash ?? blake2b256(new Uint8Array(0)));
@@ -175,6 +178,19 @@ export class BlockStore {
       { key: key(Table.blockHeader, h), value: header },
       { key: key(Table.blockOperations, h), value: encodeBinary(operationsCodec, operations) },
       { key: key(Table.blockMetadata, h), value: encodeBinary(blockInfoCodec, info) },
+    ];
+  }
+
+  /**
+   * Writes that store a block without its metadata (a snapshot's blocks below its target): header,
+   * operations and the summary a pruned block keeps.
+   */
+  putPrunedBlock(hash: string, header: Uint8Array, operations: Uint8Array[][], summary: PrunedBlockInfo): WriteOp[] {
+    const h = rawHash(hash);
+    return [
+      { key: key(Table.blockHeader, h), value: header },
+      { key: key(Table.blockOperations, h), value: encodeBinary(operationsCodec, operations) },
+      { key: key(Table.blockSummary, h), value: encodeBinary(blockSummaryCodec, summary) },
     ];
   }
 

@@ -121,6 +121,13 @@ test("a full import serves the target's RPCs as the exporting node, keeps every 
     const shape = (j: unknown) => (j as { hash: string; branch: string; contents: { kind: string }[] }[][]).map((pass) => pass.map((o) => [o.hash, o.branch, o.contents.map((c) => c.kind)]));
     assert.equal(shape(await call(imported.fetch, old)), shape(await call(node.fetch, old)));
     assert.ok(shape(await call(node.fetch, old))[3]!.length > 0);
+    // Older blocks keep their metadata hashes (as a pruned block does), not their metadata.
+    for (const path of [`/chains/main/blocks/${chain.operationsLevel}/metadata_hash`, `/chains/main/blocks/${chain.operationsLevel}/operations_metadata_hash`]) {
+      assert.equal(await call(imported.fetch, path), await call(node.fetch, path), path);
+    }
+    const pruned = await imported.fetch(new Request(`http://localhost/chains/main/blocks/${chain.operationsLevel}/metadata`));
+    assert.is.not(pruned.status, 200);
+    assert.match(await pruned.text(), "metadata_not_found");
     for (const level of [1, 2, 50, fullHeader.level - 1]) {
       const path = `/chains/main/blocks/${level}/header`;
       assert.equal(await call(imported.fetch, path), await call(node.fetch, path), path);

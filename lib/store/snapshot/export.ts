@@ -8,7 +8,7 @@
  */
 import { B58, b58decode, b58encode } from "../../encoding/base58.ts";
 import { toRfc3339 } from "../../encoding/time.ts";
-import { BlockStore } from "../block-store.ts";
+import { blockMetadataHash, BlockStore, operationsMetadataHashes } from "../block-store.ts";
 import type { KeyValueStore } from "../kv.ts";
 import { prefixRange, key, Table } from "../tables.ts";
 import { commitKey } from "../context/loader.ts";
@@ -119,8 +119,12 @@ export function exportSnapshot(kv: KeyValueStore, options: ExportOptions): Snaps
         next_protocol: b.info.next_protocol,
         max_operations_ttl: b.info.max_operations_ttl,
         last_allowed_fork_level: b.info.last_allowed_fork_level,
+        metadata_hash: blockMetadataHash(b.info),
+        operations_metadata_hashes: operationsMetadataHashes(b.info),
       };
-      if (b === target) record.metadata = { block: b.info.metadata!, operations: b.info.operations_metadata ?? [] };
+      if ((b === target || hash === genesis.hash) && b.info.metadata !== undefined) {
+        record.metadata = { block: b.info.metadata, operations: b.info.operations_metadata ?? [] };
+      }
       w.frame(Frame.block, encodeBlockRecord(record));
       if (progress) progress.blocks++;
       step();

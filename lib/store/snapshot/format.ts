@@ -6,7 +6,7 @@
  * and the file by an `END` frame carrying the digest of every byte before it.
  * @module
  */
-import { bytes } from "../../encoding/bytes.ts";
+import { bytes, fixedBytes } from "../../encoding/bytes.ts";
 import { DecodeError, decodeBinary, encodeBinary } from "../../encoding/codec.ts";
 import { protocolHash } from "../../encoding/hashes.ts";
 import { int32, uint16 } from "../../encoding/integers.ts";
@@ -178,7 +178,10 @@ export interface BlockRecord {
   next_protocol: string;
   max_operations_ttl: number;
   last_allowed_fork_level: number;
-  /** Metadata and receipts: the target block only. */
+  /** BLAKE2b-256 of the block's metadata and of each receipt (kept for blocks whose metadata is not carried). */
+  metadata_hash: Uint8Array;
+  operations_metadata_hashes: Uint8Array[][];
+  /** Metadata and receipts: genesis and the target block only. */
   metadata?: { block: Uint8Array; operations: Uint8Array[][] };
 }
 
@@ -189,6 +192,8 @@ const blockRecordCodec = obj(
   req("next_protocol", protocolHash),
   req("max_operations_ttl", uint16),
   req("last_allowed_fork_level", int32),
+  req("metadata_hash", fixedBytes(32)),
+  req("operations_metadata_hashes", list(list(fixedBytes(32)))),
   opt("metadata", obj(req("block", bytes), req("operations", list(list(bytes))))),
 );
 

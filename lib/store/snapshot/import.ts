@@ -13,7 +13,7 @@ import { decodeBinary } from "../../encoding/codec.ts";
 import { rawBlockHeader, type RawBlockHeader } from "../../encoding/block-header.ts";
 import { blockHash, chainIdOfGenesis, operationHash, operationListHash, operationListListHash } from "../../crypto/hashes.ts";
 import { blake2b256 } from "../../crypto/blake2b.ts";
-import { BlockStore, encodeBlockLocator } from "../block-store.ts";
+import { blockMetadataHash, BlockStore, encodeBlockLocator, operationsMetadataHashes } from "../block-store.ts";
 import type { KeyValueStore, WriteOp } from "../kv.ts";
 import { commitKey, nodeKey } from "../context/loader.ts";
 import { canonicalLinks } from "./context-walk.ts";
@@ -129,15 +129,23 @@ export async function importSnapshot(source: AsyncIterable<Uint8Array>, kv: KeyV
       if (rec.metadata === undefined) throw new SnapshotError(`the target block ${hash} comes without its metadata`);
       target = h;
     }
-    const info = {
+    const shell = {
       protocol: rec.protocol,
       next_protocol: rec.next_protocol,
       max_operations_ttl: rec.max_operations_ttl,
       last_allowed_fork_level: rec.last_allowed_fork_level,
-      metadata: rec.metadata?.block ?? new Uint8Array(0),
-      operations_metadata: rec.metadata?.operations ?? [],
     };
-    await put([...store.putBlock(hash, rec.header, rec.operations, info), store.putLevel(h.level, hash)]);
+    if (rec.metadata !== undefined) {
+      const info = { ...shell, metadata: rec.metadata.block, operations_metadata: rec.metadata.operations };
+      const receipts = operationsMetadataHashes(info);
+      if (!sameBytes(blockMetadataHash(info), rec.metadata_hash) || JSON.stringify(receipts) !== JSON.stringify(rec.operations_metadata_hashes)) {
+        throw new SnapshotError(`the metadata of block ${hash} does not match its metadata hashes`);
+      }
+      await put([...store.putBlock(hash, rec.header, rec.operations, info), store.putLevel(h.level, hash)]);
+    } else {
+      const summary = { ...shell, metadata_hash: rec.metadata_hash, operations_metadata_hashes: rec.operations_metadata_hashes };
+      await put([...store.putPrunedBlock(hash, rec.header, rec.operations, summary), store.putLevel(h.level, hash)]);
+    }
     prev = { hash, level: h.level };
     blocks++;
     if (progress) progress.blocks = blocks;
