@@ -45,7 +45,8 @@ function invalid(hash: string | undefined, reason: string): SnapshotError {
  * @throws {SnapshotError} with Octez's `Invalid_export_block` and `Incompatible_history_mode` texts.
  */
 export function exportTarget(store: BlockStore, blockText: string | undefined, mode: SnapshotMode): ExportTarget {
-  const storedMode = new TextDecoder().decode(store.chainData("history_mode"));
+  // Stored as `archive`, `full`, `full:N`, `rolling` or `rolling:N`.
+  const storedMode = new TextDecoder().decode(store.chainData("history_mode")).split(":")[0];
   if (mode === "full" && storedMode === "rolling") {
     throw new SnapshotError(
       `The requested history mode (full) for the snapshot export is not compatible with the given storage (running with history mode rolling).`,
