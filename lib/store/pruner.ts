@@ -59,6 +59,12 @@ export interface PrunerOptions {
    * (`busyMs`: how long it held the event loop; the bench's pause figures).
    */
   readonly onStep?: (step: { kind: "blocks" | "metadata" | "contexts"; levels: number; busyMs: number }) => void;
+  /**
+   * Told when a step fails (a write the store refused, a context collection that could not
+   * start); the pruner stops that round and tries again at its next wake. Without it the error
+   * goes to `console.error`.
+   */
+  readonly onError?: (error: unknown) => void;
 }
 
 const yieldToEvents = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -109,7 +115,16 @@ export class Pruner {
       this.again = true;
       return;
     }
-    this.running = this.loop().finally(() => {
+    this.running = this.loop()
+      .catch((error: unknown) => {
+        // A failed round changes nothing that is not durable yet; the next wake starts over
+        // from the progress marker (and a new context collection).
+        this.collection?.run.cancel?.();
+        this.collection = undefined;
+        if (this.options.onError !== undefined) this.options.onError(error);
+        else console.error(error);
+      })
+      .finally(() => {
       this.running = undefined;
       if (this.again && !this.stopped) {
         this.again = false;

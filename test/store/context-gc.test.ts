@@ -147,6 +147,23 @@ test("an empty set of roots deletes every context node and commit", async () => 
   assert.ok(stats.deletedNodes > 20);
 });
 
+test("a kept commit computed but not written yet (a block being stored) is a root: kept whole once its write lands", async () => {
+  const store = new MemoryStore();
+  const hashes = await buildHistory(store, 4);
+  const next = stateAt(checkout(store, hashes[3]!)!, 4);
+  const { hash, ops } = commit(next, { parents: [hashes[3]!], time: 2000, message: "block 4" });
+  const expected = leavesOf(store, hashes[3]!); // read before: the new commit is not stored yet
+  const gc = startContextCollection(store, [hashes[3]!, hash]);
+  const landing = store.write(ops); // the block's write lands while the collection runs
+  while (!(await gc.step()));
+  await landing;
+  assert.is(gc.stats.keptCommits, 1); // the stored root; the other came in as a pending commit
+  assert.equal(commitRows(store), new Set([hashes[3]!, hash].map(hashId)));
+  assert.equal(nodeRows(store), reachable(store, [hashes[3]!, hash])); // whole, and nothing else
+  assert.equal(leavesOf(store, hashes[3]!), expected);
+  assert.equal(leavesOf(store, hash), [...stateAt(checkout(store, hashes[3]!)!, 4).leaves()]);
+});
+
 test("a root that is not a stored commit, or not a hash, is refused before anything is deleted", async () => {
   const store = new MemoryStore();
   const hashes = await buildHistory(store, 3);

@@ -111,12 +111,24 @@ export function startContextCollection(
     if (!(root instanceof Uint8Array)) throw new TypeError(`startContextCollection: roots[${i}] must be a Uint8Array`);
     if (root.length !== 32) throw new RangeError(`startContextCollection: roots[${i}] must be 32 bytes, got ${root.length}`);
     const c = readCommit(store, root);
+    if (c === undefined && isPending(guard, root)) {
+      // Computed, its write not landed yet (a block being stored): the collection adopts it
+      // with the pending commits, so it is kept whole once it lands.
+      i++;
+      continue;
+    }
     if (c === undefined) throw new Error(`startContextCollection: context ${b58encode(B58.contextHash, root)} is not a commit of the store`);
     kept.set(hashId(root), c.root);
     i++;
   }
   if (guard.collection !== undefined) throw new Error("startContextCollection: a context collection is already running on this store");
   return new Collection(store, guard, kept, stepNodes);
+}
+
+/** Whether `commit` is a commit of `guard`'s store computed but not written yet. */
+function isPending(guard: StoreGuard, commit: Uint8Array): boolean {
+  guard.dropLanded();
+  return guard.pending.some((p) => p.commit.length === commit.length && p.commit.every((b, j) => b === commit[j]));
 }
 
 /** Runs a whole collection (see `startContextCollection`), yielding to other work between steps. */
