@@ -36,7 +36,7 @@ import { type KeyValueStore, StoreWriteError } from "./store/kv.ts";
 import { MemoryStore } from "./store/memory.ts";
 import type { PrunerOptions, StartContextCollection } from "./store/pruner.ts";
 import { startContextCollection } from "./store/context/gc.ts";
-import { DEFAULT_HISTORY_MODE, type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
+import { type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 import { createLogger, type Logger, type LogSink } from "./log.ts";
 
@@ -51,10 +51,11 @@ export interface NodeOptions {
   store?: KeyValueStore;
   /**
    * History mode, as Octez's `--history-mode`: `archive`, `full`, `rolling`, `full:N`,
-   * `rolling:N` or `{ mode, additionalCycles }`; `full` (5 additional cycles) when absent, as
-   * Octez. Full drops block metadata below the savepoint, rolling also the blocks below the
-   * caboose, in the background (`docs/store.md`). A data directory keeps its mode: opening it in
-   * another fails unless `forceHistoryModeSwitch` and Octez allows the switch. RangeError for a bad mode.
+   * `rolling:N` or `{ mode, additionalCycles }`. Full drops block metadata below the savepoint,
+   * rolling also the blocks below the caboose, in the background (`docs/store.md`). Absent: the data directory's own mode (`full`
+   * for a new one), as octez-node without `--history-mode`. A data directory keeps its mode:
+   * opening it in another fails unless `forceHistoryModeSwitch` and Octez allows the switch.
+   * RangeError for a bad mode.
    */
   historyMode?: HistoryModeInput;
   /** Switch an existing data directory to `historyMode` (Octez's `--force-history-mode-switch`). */
@@ -193,7 +194,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const genesis = options.genesis ?? SANDBOX_GENESIS;
   const prepareGenesis = (ctx: Context) =>
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
-  const historyMode = toHistoryMode(options.historyMode ?? DEFAULT_HISTORY_MODE);
+  const historyMode = options.historyMode === undefined ? undefined : toHistoryMode(options.historyMode);
   const chain = await Chain.open(kv, chainIdOf(genesis), genesisBlock(kv, genesis, prepareGenesis), historyMode, {
     forceHistoryModeSwitch: options.forceHistoryModeSwitch === true,
     pruner: {

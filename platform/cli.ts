@@ -47,8 +47,8 @@ export interface CommandLine {
   readonly bakerKeys: readonly string[] | undefined;
   /** Whether to activate the protocol at first start. */
   readonly activate: boolean;
-  /** History mode of a new data directory (`--history-mode`: archive, full[:N], rolling[:N]). */
-  readonly historyMode: HistoryMode;
+  /** `--history-mode` (archive, full[:N], rolling[:N]); absent: the data directory's own, full for a new one. */
+  readonly historyMode: HistoryMode | undefined;
   /** Switch an existing data directory to `historyMode` where Octez allows it (`--force-history-mode-switch`). */
   readonly forceHistoryModeSwitch: boolean;
   /** Allowed CORS origins and extra allowed headers, in the order given. */
@@ -131,7 +131,8 @@ Options:
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
-  --history-mode MODE        archive, full[:N] or rolling[:N] (default full: 5 additional cycles).
+  --history-mode MODE        archive, full[:N] or rolling[:N] (default: the data directory's;
+                             full, with 5 additional cycles, for a new one).
                              full drops block metadata below the savepoint, rolling also the
                              blocks below the caboose; N: additional cycles kept (0 to 1000).
   --force-history-mode-switch
@@ -302,6 +303,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   }
   const thresholdFlag = seen.has("--bootstrap-threshold") ? "--bootstrap-threshold" : "--synchronisation-threshold";
   if (seen.has("-v") && seen.has("--log-level")) throw new UsageError("Options -v and --log-level cannot be used together.");
+  if (seen.has("--force-history-mode-switch") && !seen.has("--history-mode")) {
+    throw new UsageError("Option --force-history-mode-switch needs --history-mode: the mode to switch to.");
+  }
   return {
     help: false,
     options: {
@@ -318,7 +322,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       bake: parseBake(one("--bake") ?? "auto"),
       bakerKeys: mapDefined(one("--baker-keys"), parseBakerKeys),
       activate: !seen.has("--no-activate"),
-      historyMode: parseHistoryMode(one("--history-mode") ?? "full"),
+      historyMode: seen.has("--history-mode") ? parseHistoryMode(one("--history-mode")!) : undefined,
       forceHistoryModeSwitch: seen.has("--force-history-mode-switch"),
       cors: {
         origins: nonEmpty("--cors-origin", seen.get("--cors-origin") ?? []),

@@ -44,7 +44,7 @@ export function configAnswer(options: CommandLine, file: ConfigFile | undefined,
   const shell: Record<string, Json> = {};
   const chainValidator = chainValidatorSection(options.synchronisationThreshold ?? SANDBOX_SYNC_THRESHOLD, options.syncLatency ?? DEFAULT_SYNC_LATENCY);
   if (chainValidator !== undefined) shell["chain_validator"] = chainValidator;
-  if (options.given.has("--history-mode")) shell["history_mode"] = historyModeToJson(options.historyMode);
+  if (options.historyMode !== undefined) shell["history_mode"] = historyModeToJson(options.historyMode);
   if (Object.keys(shell).length > 0) out["shell"] = shell;
   out["network"] = "sandbox";
   return out;

@@ -12,7 +12,7 @@ import { compareFitness } from "../encoding/fitness.ts";
 import { BlockStore, type BlockInfo, type FullBlockInfo, decodeBlockLocator, encodeBlockLocator, type InvalidBlock } from "../store/block-store.ts";
 import type { KeyValueStore, WriteOp } from "../store/kv.ts";
 import { Pruner, type PrunerOptions } from "../store/pruner.ts";
-import { canSwitchHistoryMode, describeHistoryMode, type HistoryMode, type HistoryModeInput, parseHistoryMode, toHistoryMode, printHistoryMode, sameHistoryMode } from "./history-mode.ts";
+import { canSwitchHistoryMode, DEFAULT_HISTORY_MODE, describeHistoryMode, type HistoryMode, type HistoryModeInput, parseHistoryMode, toHistoryMode, printHistoryMode, sameHistoryMode } from "./history-mode.ts";
 import { type BranchReader, decodeHistoryLevels, encodeHistoryLevels, type HistoryLevels, INITIAL_HISTORY_LEVELS, levelsAfterSwitch, mergeOnNewHead } from "./history-levels.ts";
 import { hashOperation } from "./operations.ts";
 import { Watcher } from "./watcher.ts";
@@ -112,9 +112,9 @@ export class Chain {
    * Opens the chain stored in `kv`, writing `genesis` first if the store is new. The genesis
    * block's hash is given (it is a configured constant, not the hash of its header).
    */
-  static async open(kv: KeyValueStore, chainId: Uint8Array, genesis: NewBlock, mode: HistoryModeInput, options: ChainOpenOptions = {}): Promise<Chain> {
-    const historyMode = toHistoryMode(mode);
+  static async open(kv: KeyValueStore, chainId: Uint8Array, genesis: NewBlock, mode: HistoryModeInput | undefined, options: ChainOpenOptions = {}): Promise<Chain> {
     const store = new BlockStore(kv, chainId);
+    let historyMode = mode === undefined ? DEFAULT_HISTORY_MODE : toHistoryMode(mode);
     const stored = store.chainData("history_mode");
     const read = (hash: string) => {
       const b = readBlock(store, hash);
@@ -135,12 +135,14 @@ export class Chain {
       ]);
     } else {
       const text = fromUtf8.decode(stored);
-      const mode = parseHistoryMode(text);
-      if (mode === undefined) throw new Error(`Corrupted store: unknown history mode "${text}"`);
-      if (!sameHistoryMode(mode, historyMode)) {
-        if (options.forceHistoryModeSwitch !== true || !canSwitchHistoryMode(mode, historyMode)) throw switchRefused(mode, historyMode, options.forceHistoryModeSwitch === true);
-        await switchHistoryMode(store, mode, historyMode, read);
-      } else if (printHistoryMode(mode) !== printHistoryMode(historyMode)) {
+      const storedMode = parseHistoryMode(text);
+      if (storedMode === undefined) throw new Error(`Corrupted store: unknown history mode "${text}"`);
+      // No mode asked for: the store's own, as Octez's `Store.init` without a history mode.
+      if (mode === undefined) historyMode = storedMode;
+      if (!sameHistoryMode(storedMode, historyMode)) {
+        if (options.forceHistoryModeSwitch !== true || !canSwitchHistoryMode(storedMode, historyMode)) throw switchRefused(storedMode, historyMode, options.forceHistoryModeSwitch === true);
+        await switchHistoryMode(store, storedMode, historyMode, read);
+      } else if (printHistoryMode(storedMode) !== printHistoryMode(historyMode)) {
         // The same mode spelled otherwise (full and full:5): keep the caller's form, as Octez's config.
         await kv.write([store.putChainData("history_mode", utf8.encode(printHistoryMode(historyMode)))]);
       }

@@ -27,7 +27,7 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     bake: { mode: "auto" },
     bakerKeys: undefined,
     activate: true,
-    historyMode: { mode: "full" },
+    historyMode: undefined, // the data directory's own (full for a new one)
     forceHistoryModeSwitch: false,
     cors: { origins: [], headers: [] },
     protocolParameters: undefined,
@@ -111,6 +111,7 @@ test("parseArgs() accepts --flag=value as well as --flag value", () => {
   assert.equal(o.historyMode, { mode: "rolling" });
   assert.equal(options(["--history-mode", "full:3", "--force-history-mode-switch"]).historyMode, { mode: "full", additionalCycles: 3 });
   assert.is(options(["--history-mode", "full:3", "--force-history-mode-switch"]).forceHistoryModeSwitch, true);
+  assert.throws(() => parseArgs(["--force-history-mode-switch"]), /^Option --force-history-mode-switch needs --history-mode: the mode to switch to\.$/);
   assert.equal(o.bake, { mode: "manual" });
   assert.equal(o.cors.origins, ["*"]);
 });

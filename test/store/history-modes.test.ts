@@ -145,6 +145,11 @@ test("switches on reopen: refused without --force-history-mode-switch or outside
   assert.equal(await levels(node), [153, 33, 33]);
   assert.is((await get(node, "/chains/main/blocks/32/header")).status, 404);
   await node.close();
+  // Without a mode the node takes the store's, as octez-node without --history-mode.
+  node = await createNode({ store, bake: { mode: "manual" } });
+  assert.equal((await get(node, "/config/history_mode")).json, { history_mode: { rolling: { additional_cycles: 0 } } });
+  assert.equal(await levels(node), [153, 33, 33]);
+  await node.close();
 });
 
 function countRows(kv: KeyValueStore, table: number): number {
