@@ -124,6 +124,7 @@ export class Chain {
     if (stored === undefined) {
       const locator = encodeBlockLocator(genesis.hash, 0);
       await kv.write([
+        store.startCompressedRows(),
         ...genesis.contextOps,
         ...store.putBlock(genesis.hash, genesis.bytes, genesis.operations, genesis.info),
         store.putLevel(0, genesis.hash),

@@ -15,6 +15,7 @@ import { int32, uint16 } from "../encoding/integers.ts";
 import { list } from "../encoding/list.ts";
 import { obj, req } from "../encoding/object.ts";
 import type { KeyValueStore, WriteOp } from "./kv.ts";
+import { compressedRowsOp, compressRow, decompressRow, hasCompressedRows } from "./row-compression.ts";
 import { key, prefixRange, readU32, Table, u32 } from "./tables.ts";
 
 /** What the shell records of a block beside its header and operations. */
@@ -105,10 +106,30 @@ const rawHash = (h: string) => b58decode(B58.blockHash, h);
 export class BlockStore {
   readonly kv: KeyValueStore;
   readonly chainId: Uint8Array;
+  /** Whether operations and records are stored compressed (`row-compression.ts`). */
+  #compressed: boolean;
 
   constructor(kv: KeyValueStore, chainId: Uint8Array) {
     this.kv = kv;
     this.chainId = chainId;
+    this.#compressed = hasCompressedRows(kv);
+  }
+
+  /**
+   * For a new store, before its first block: from now on rows are written compressed; the
+   * returned write records it and goes in the same write as the genesis block.
+   */
+  startCompressedRows(): WriteOp {
+    this.#compressed = true;
+    return compressedRowsOp();
+  }
+
+  #pack(bytes: Uint8Array): Uint8Array {
+    return this.#compressed ? compressRow(bytes) : bytes;
+  }
+
+  #unpack(bytes: Uint8Array): Uint8Array {
+    return this.#compressed ? decompressRow(bytes) : bytes;
   }
 
   /** Raw header bytes of a block, or `undefined` if unknown. */
@@ -119,14 +140,14 @@ export class BlockStore {
   /** Operations of a block (raw bytes per validation pass). */
   operations(hash: string): Uint8Array[][] | undefined {
     const v = this.kv.get(key(Table.blockOperations, rawHash(hash)));
-    return v === undefined ? undefined : decodeBinary(operationsCodec, v);
+    return v === undefined ? undefined : decodeBinary(operationsCodec, this.#unpack(v));
   }
 
   /** The shell's record of a block (without `metadata` and `operations_metadata` once pruned). */
   info(hash: string): BlockInfo | undefined {
     const h = rawHash(hash);
     const v = this.kv.get(key(Table.blockMetadata, h));
-    if (v !== undefined) return decodeBinary(blockInfoCodec, v) as BlockInfo;
+    if (v !== undefined) return decodeBinary(blockInfoCodec, this.#unpack(v)) as BlockInfo;
     const s = this.kv.get(key(Table.blockSummary, h));
     return s === undefined ? undefined : decodeBinary(blockSummaryCodec, s);
   }
@@ -176,8 +197,8 @@ export class BlockStore {
     const h = rawHash(hash);
     return [
       { key: key(Table.blockHeader, h), value: header },
-      { key: key(Table.blockOperations, h), value: encodeBinary(operationsCodec, operations) },
-      { key: key(Table.blockMetadata, h), value: encodeBinary(blockInfoCodec, info) },
+      { key: key(Table.blockOperations, h), value: this.#pack(encodeBinary(operationsCodec, operations)) },
+      { key: key(Table.blockMetadata, h), value: this.#pack(encodeBinary(blockInfoCodec, info)) },
     ];
   }
 
@@ -189,7 +210,7 @@ export class BlockStore {
     const h = rawHash(hash);
     return [
       { key: key(Table.blockHeader, h), value: header },
-      { key: key(Table.blockOperations, h), value: encodeBinary(operationsCodec, operations) },
+      { key: key(Table.blockOperations, h), value: this.#pack(encodeBinary(operationsCodec, operations)) },
       { key: key(Table.blockSummary, h), value: encodeBinary(blockSummaryCodec, summary) },
     ];
   }

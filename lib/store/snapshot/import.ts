@@ -72,7 +72,7 @@ export async function importSnapshot(source: AsyncIterable<Uint8Array>, kv: KeyV
   options.onHeader?.(header);
 
   const store = new BlockStore(kv, options.chainId);
-  let batch: WriteOp[] = [];
+  let batch: WriteOp[] = [store.startCompressedRows()]; // a new store, as Chain.open makes one
   let batchBytes = 0;
   const put = async (ops: WriteOp[]) => {
     for (const op of ops) batchBytes += op.key.length + (op.value?.length ?? 0);
