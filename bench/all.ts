@@ -28,6 +28,7 @@
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
  * npm run bench -- startup [runs]   # bench/startup.ts: --help against a bare start of the runtime
  * npm run bench -- history [blocks] # bench/history.ts: bytes per block and pruning pauses per history mode
+ * npm run bench -- snapshot [blocks] # bench/snapshot.ts: export, import and info speed (MB/s)
  * npm run bench -- edge [requests]   # bench/edge.ts: the edge worker in workerd beside this process
  * ```
  *
@@ -103,6 +104,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Start-up (--help)",
     inDefaultRun: true,
     run: async ([runs]) => (await import("./startup.ts")).benchStartup(runs === undefined ? undefined : Number(runs)),
+  },
+  snapshot: {
+    title: "Snapshots",
+    inDefaultRun: false,
+    run: async ([blocks]) => console.log(JSON.stringify(await (await import("./snapshot.ts")).benchSnapshot(blocks === undefined ? undefined : Number(blocks)), null, 2)),
   },
   history: {
     title: "History modes",

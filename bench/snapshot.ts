@@ -14,6 +14,7 @@ import { createNode } from "../lib/node.ts";
 import { openLmdbStore } from "../platform/store/lmdb.ts";
 import { readResource } from "../platform/resource.ts";
 import { runSnapshotCommand } from "../platform/snapshot-command.ts";
+import { isMainModule } from "./cli.ts";
 import { post, SOURCES } from "./support.ts";
 import { bootstrapSecretKeys } from "../lib/baker/keys.ts";
 import { sign } from "../lib/crypto/sign.ts";
@@ -80,7 +81,7 @@ export async function benchSnapshot(blocks = 2000): Promise<Record<string, numbe
   }
 }
 
-if (import.meta.main ?? process.argv[1]?.endsWith("snapshot.ts")) {
+if (isMainModule(import.meta)) {
   const blocks = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
   console.log(JSON.stringify(await benchSnapshot(blocks), null, 2));
 }
