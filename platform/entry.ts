@@ -19,7 +19,14 @@ export async function main(argv: readonly string[], loadServe: () => Promise<Ser
   }
   if (argv[0] === "snapshot") {
     const { runSnapshotCommand } = await import("./snapshot-command.ts");
-    const code = await runSnapshotCommand(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+    // Ctrl-C stops an export or import at its next chunk; it then removes what it wrote.
+    const stop = new AbortController();
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort());
+    const code = await runSnapshotCommand(argv.slice(1), {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      signal: stop.signal,
+    });
     return process.exit(code);
   }
   if (argv[0] === "storage") return process.exit(await (await import("./storage-command.ts")).runStorageCommand(argv.slice(1), { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }));

@@ -114,6 +114,11 @@ export function parseSnapshotArgs(argv: readonly string[]): SnapshotCommand | un
 export interface SnapshotOutput {
   readonly stdout: (text: string) => unknown;
   readonly stderr: (text: string) => unknown;
+  /**
+   * Aborted to stop an export or an import (the entry point aborts it on SIGINT and SIGTERM): the
+   * command stops at its next chunk, removes what it wrote and answers 1.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Runs `snapshot`: the exit code (0, or 1 with one message on stderr). */
@@ -221,12 +226,16 @@ async function exportCommand(c: Extract<SnapshotCommand, { operation: "export" }
     const stop = progressPrinter("Exporting", progress, () => h, out);
     const handle = await open(part, "wx");
     try {
-      for await (const chunk of snapshot.chunks) await handle.write(chunk);
+      for await (const chunk of snapshot.chunks) {
+        if (out.signal?.aborted) throw interrupted("export", "no file was written");
+        await handle.write(chunk);
+      }
       await handle.sync();
     } finally {
       await handle.close();
       stop();
     }
+    if (out.signal?.aborted) throw interrupted("export", "no file was written");
     await rename(part, file);
     part = undefined;
     out.stderr(`Successful export: ${file} (${(progress.bytes / 1e6).toFixed(1)} MB)\n`);
@@ -241,8 +250,16 @@ function defaultFileName(h: SnapshotHeader): string {
   return `${h.chain_name}-${h.block_hash}-${h.level}.${h.history_mode}`;
 }
 
-async function* fileChunks(file: string): AsyncGenerator<Uint8Array> {
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) yield chunk as Uint8Array;
+async function* fileChunks(file: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    if (signal?.aborted) throw interrupted("import", "nothing was imported");
+    yield chunk as Uint8Array;
+  }
+}
+
+/** The error of a command stopped by a signal. */
+function interrupted(operation: string, consequence: string): CommandError {
+  return new CommandError(`Snapshot ${operation} interrupted: ${consequence}.`);
 }
 
 async function readHeaderOf(file: string): Promise<SnapshotHeader> {
@@ -275,7 +292,7 @@ async function importCommand(c: Extract<SnapshotCommand, { operation: "import" }
   let done = false;
   try {
     try {
-      await importSnapshot(fileChunks(c.file), kv, {
+      await importSnapshot(fileChunks(c.file, out.signal), kv, {
         chainId: chainIdOf(SANDBOX_GENESIS),
         chainName: SANDBOX_GENESIS.chainName,
         ...(c.block === undefined ? {} : { block: c.block }),
@@ -291,6 +308,7 @@ async function importCommand(c: Extract<SnapshotCommand, { operation: "import" }
     } finally {
       stop();
     }
+    if (out.signal?.aborted) throw interrupted("import", "nothing was imported");
     await kv.close();
     if (await exists(target)) await rmdir(target);
     await rename(temp, target);

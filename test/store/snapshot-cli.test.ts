@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { type Exit, listening, npmStart, stop, within } from "../platform/process.ts";
+import { runSnapshotCommand } from "../../platform/snapshot-command.ts";
 import { call, httpRpc, type MadeChain, makeChain, samplePaths } from "./snapshot-support.ts";
 
 let dir: string;
@@ -84,6 +85,33 @@ test("export, info, import, and both nodes answer alike; the imported node bakes
   } finally {
     await Promise.all([stop(a, "SIGINT"), stop(b, "SIGINT")]);
   }
+});
+
+test("an export or import stopped by a signal (Ctrl-C) answers 1 and leaves no file, no data directory", async () => {
+  /** Runs the command in process, aborting its signal once it printed a line starting with `when`. */
+  const interruptedAt = async (when: string, ...args: string[]) => {
+    const stop = new AbortController();
+    let stderr = "";
+    const code = await runSnapshotCommand(args, {
+      stdout: () => {},
+      stderr: (text) => {
+        stderr += text;
+        if (text.startsWith(when)) stop.abort();
+      },
+      signal: stop.signal,
+    });
+    return { code, stderr };
+  };
+  const file = join(dir, "stopped.full");
+  const e = await interruptedAt("Exporting a full snapshot", "export", file, "--block", "head", "--data-dir", join(dir, "a"));
+  assert.is(e.code, 1);
+  assert.match(e.stderr, /\nSnapshot export interrupted: no file was written\.\n$/);
+  assert.not.ok(existsSync(file) || existsSync(`${file}.part`), "the export's file is left");
+  const i = await interruptedAt("Importing a full snapshot", "import", join(dir, "chain.full"), "--data-dir", join(dir, "e"));
+  assert.is(i.code, 1);
+  assert.match(i.stderr, /\nSnapshot import interrupted: nothing was imported\.\n$/);
+  assert.not.ok(existsSync(join(dir, "e")), "the import's data directory is left");
+  assert.equal((await readdir(dir)).filter((n) => n.includes("import") || n.includes("stopped")), []);
 });
 
 test("a truncated or bit-flipped file is refused with a clear error and no data directory left", async () => {
