@@ -106,6 +106,14 @@ test("full:16 keeps every header and metadata from 18: the 16th newest cemented 
   // The metadata hashes are kept: the same answer as before pruning would give.
   assert.match((await get(node, "/chains/main/blocks/17/metadata_hash")).json, /^bm/);
   assert.is((await get(node, "/chains/main/blocks/18/metadata")).status, 200);
+  // Its context is collected: Octez's Store.Block.context error, for the raw context and the protocol's RPCs alike.
+  const block17 = (await get(node, "/chains/main/blocks/17/header")).json;
+  const gone = [{ kind: "temporary", id: "store.cannot_checkout_context", block_hash: block17.hash, context_hash: block17.context }];
+  for (const path of ["/chains/main/blocks/17/context/raw/bytes/version", "/chains/main/blocks/17/context/contracts/tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx/balance"]) {
+    const r = await get(node, path);
+    assert.equal([r.status, r.json], [500, gone], path);
+  }
+  assert.is((await get(node, "/chains/main/blocks/18/context/contracts/tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx/balance")).status, 200);
   assert.equal((await get(node, "/config/history_mode")).json, { history_mode: { full: { additional_cycles: 16 } } });
   await node.close();
 });

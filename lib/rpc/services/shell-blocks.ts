@@ -34,7 +34,7 @@ import { testChainStatus, type TestChainStatus } from "../../encoding/hangzhou/r
 import { operationListHash, operationListListHash } from "../../crypto/hashes.ts";
 import type { Block } from "../../shell/chain.ts";
 import { shellOperation } from "../../shell/operations.ts";
-import { metadataNotFound } from "../../shell/store-errors.ts";
+import { contextNotFound, metadataNotFound } from "../../shell/store-errors.ts";
 import { blockMetadataHash as metadataHashOf, operationsMetadataHashes } from "../../store/block-store.ts";
 import { checkout, type Context, type RawContext } from "../../store/context/mod.ts";
 import { makeArg, uintArg, type Arg } from "../arg.ts";
@@ -84,7 +84,8 @@ export function blockContext({ chain, block }: BlockCtx): Context {
   let c = contexts.get(block);
   if (c === undefined) {
     c = checkout(chain.store.kv, b58decode(B58.contextHash, block.header.context));
-    if (c === undefined) throw new NotFound(`The context of block ${block.hash} is not stored`);
+    // Octez's Store.Block.context: a 500 naming the block and its context (collected below the savepoint).
+    if (c === undefined) throw contextNotFound(block.hash, block.header.context);
     contexts.set(block, c);
   }
   return c;
