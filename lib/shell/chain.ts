@@ -103,6 +103,7 @@ export class Chain {
           this.opHashes.delete(hash);
         },
         contextRoots: () => this.contextRoots(),
+        deadBranch: () => this.deadBranch(),
       },
       pruner,
     );
@@ -342,6 +343,32 @@ export class Chain {
       }
     }
     return [...roots.values()];
+  }
+
+  /**
+   * One dead branch: a known head off the main branch whose fork point is below the checkpoint
+   * (Octez refuses such a branch, so it can never be the head). Answers the writes that delete
+   * its blocks (those off the main branch) and drop it from the known heads, which it already
+   * leaves out of {@link knownHeads}; `undefined` when there is none.
+   */
+  deadBranch(): { ops: WriteOp[]; blocks: string[] } | undefined {
+    const checkpoint = this.locator("checkpoint").level;
+    for (const hash of this.knownHeadSet) {
+      if (hash === this.headBlock.hash) continue;
+      const blocks: string[] = [];
+      let cur = this.storedBlock(hash);
+      while (cur !== undefined && !this.isOnMainBranch(cur)) {
+        blocks.push(cur.hash);
+        cur = this.storedBlock(cur.header.predecessor);
+      }
+      // The fork point: the main-branch block the branch grows on (gone when below the caboose).
+      if (cur !== undefined && cur.header.level >= checkpoint) continue;
+      const heads = new Set(this.knownHeadSet);
+      heads.delete(hash);
+      this.knownHeadSet = heads;
+      return { ops: [...blocks.flatMap((h) => this.store.deleteBlock(h)), this.store.putChainData("known_heads", encodeHashes(heads))], blocks };
+    }
+    return undefined;
   }
 
   /** Every block recorded as invalid. */

@@ -39,6 +39,12 @@ export interface PrunerHost {
   forget(hash: string): void;
   /** Context hashes of every block kept with metadata (the collection's roots). */
   contextRoots(): Iterable<Uint8Array>;
+  /**
+   * The writes that drop one dead branch (a known head whose branch forks below the checkpoint:
+   * it can never be the head) and the hashes of its blocks, or `undefined` when there is none.
+   * The host already counts the branch as gone when it answers.
+   */
+  deadBranch?(): { readonly ops: WriteOp[]; readonly blocks: readonly string[] } | undefined;
 }
 
 /** Progress: levels below `blocks` are deleted, below `metadata` pruned; contexts collected for savepoint `contexts`. */
@@ -58,7 +64,7 @@ export interface PrunerOptions {
    * Called after each step with what it did and how long its synchronous part ran before its write
    * (`busyMs`: how long it held the event loop; the bench's pause figures).
    */
-  readonly onStep?: (step: { kind: "blocks" | "metadata" | "contexts"; levels: number; busyMs: number }) => void;
+  readonly onStep?: (step: { kind: "branches" | "blocks" | "metadata" | "contexts"; levels: number; busyMs: number }) => void;
   /**
    * Told when a step fails (a write the store refused, a context collection that could not
    * start); the pruner stops that round and tries again at its next wake. Without it the error
@@ -156,6 +162,15 @@ export class Pruner {
     const { store } = this.host;
     const started = performance.now();
     const t = this.host.targets();
+    const dead = this.host.deadBranch?.();
+    if (dead !== undefined) {
+      // Every mode drops dead branches, as Octez's store trims the alternative branches below its checkpoint.
+      const busyMs = performance.now() - started;
+      await store.kv.write(dead.ops);
+      for (const h of dead.blocks) this.host.forget(h);
+      this.options.onStep?.({ kind: "branches", levels: dead.blocks.length, busyMs });
+      return true;
+    }
     if (t.archive) return false;
     const p = this.progress();
     if (p.blocks < t.caboose) {
