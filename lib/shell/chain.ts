@@ -357,6 +357,8 @@ export class Chain {
       if (hash === this.headBlock.hash) continue;
       const blocks: string[] = [];
       let cur = this.storedBlock(hash);
+      // A head whose write has not landed yet (a block being stored: the head to be) is no branch to judge.
+      if (cur === undefined) continue;
       while (cur !== undefined && !this.isOnMainBranch(cur)) {
         blocks.push(cur.hash);
         cur = this.storedBlock(cur.header.predecessor);

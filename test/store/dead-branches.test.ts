@@ -5,9 +5,13 @@
  * checkpoint stays. Two nodes share one activation block (the same clock) and bake competing
  * blocks at level 2 (`bakerKeys`); one takes the other's as a side branch.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createNode, type TezosNode } from "../../lib/node.ts";
+import { openLmdbStore } from "../../platform/store/lmdb.ts";
 
 /** Activation at the same time on both nodes: the same activation block. */
 const NOW = () => 1_600_000_000_000;
@@ -53,5 +57,23 @@ for (const mode of ["archive", "full", "rolling"] as const) {
     }
   });
 }
+
+test("a chain without side branches has no dead branch, though blocks are being stored (on LMDB, writes in flight) while the pruner runs", async () => {
+  const kinds = new Map<string, number>();
+  const dir = await mkdtemp(join(tmpdir(), "dead-branches-"));
+  const node = await createNode({ store: await openLmdbStore(dir), bake: { mode: "manual" }, historyMode: "rolling", onPruneStep: (s) => kinds.set(s.kind, (kinds.get(s.kind) ?? 0) + 1) });
+  try {
+    for (let i = 0; i < 4; i++) await call(node, "POST", "/sandbox/bake?count=50");
+    await node.pruned();
+    assert.ok((kinds.get("contexts") ?? 0) > 0, "the pruner ran while blocks were stored");
+    // A head being stored (its write in flight) once counted as a dead branch and left the known heads.
+    assert.is(kinds.get("branches"), undefined);
+    const heads = (await call(node, "GET", "/chains/main/blocks?length=1")).json as string[][];
+    assert.equal(heads.map((l) => l[0]), [(await call(node, "GET", "/chains/main/blocks/head/hash")).json]);
+  } finally {
+    await node.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
 
 test.run();
