@@ -3,7 +3,10 @@
  * bakes `blocks` endorsement-only blocks (2 000 by default) in archive, full and rolling mode;
  * for each, the data directory's bytes per block (LMDB's file, which reuses freed pages but
  * never shrinks) and the rows kept per table, and the pruning's pauses: how long each background
- * step held the event loop (its synchronous part), the longest and the 99th percentile.
+ * step held the event loop (its synchronous part), the longest and the 99th percentile; and the
+ * heap in use at half the run and at its end (after a collection when `gc` is exposed, e.g.
+ * `node --expose-gc --import tsx bench/all.ts history`), which should not grow with the chain in
+ * full and rolling mode.
  */
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +14,13 @@ import { join } from "node:path";
 import { createNode } from "../lib/node.ts";
 import { Table, tableRange } from "../lib/store/tables.ts";
 import { openLmdbStore } from "../platform/store/lmdb.ts";
+import process from "node:process";
+
+/** The heap in use, in MiB, after a full collection when one can be asked for. */
+function heapMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
 
 const TABLES = { contextNode: Table.contextNode, contextCommit: Table.contextCommit, blockHeader: Table.blockHeader, blockMetadata: Table.blockMetadata, blockSummary: Table.blockSummary };
 
@@ -23,10 +33,16 @@ export async function benchHistory(blocks = 2000): Promise<void> {
       const kv = await openLmdbStore(dir);
       const node = await createNode({ store: kv, bake: { mode: "manual" }, historyMode: mode, onPruneStep: (s) => pauses.push(s.busyMs) });
       const started = performance.now();
+      let half: number | undefined;
       for (let baked = 3; baked < blocks; baked += 100) {
-        await node.fetch(new Request(`http://localhost/sandbox/bake?count=${Math.min(100, blocks - baked)}`, { method: "POST" }));
+        await (await node.fetch(new Request(`http://localhost/sandbox/bake?count=${Math.min(100, blocks - baked)}`, { method: "POST" }))).arrayBuffer();
+        if (half === undefined && baked + 100 >= blocks / 2) {
+          await node.pruned();
+          half = heapMiB();
+        }
       }
       await node.pruned();
+      const heap = `heap ${half?.toFixed(0)} MiB at half, ${heapMiB().toFixed(0)} MiB at the end`;
       const seconds = (performance.now() - started) / 1000;
       const rows = Object.entries(TABLES).map(([name, t]) => {
         let n = 0;
@@ -42,7 +58,7 @@ export async function benchHistory(blocks = 2000): Promise<void> {
       const longest = pauses.length === 0 ? 0 : pauses[pauses.length - 1]!;
       console.log(
         `${mode.padEnd(8)} ${blocks} blocks in ${seconds.toFixed(0)} s: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytes / blocks / 1024).toFixed(1)} KiB/block; ${levels}; ` +
-          `rows: ${rows.join(", ")}; pruning steps ${pauses.length}, pause p99 ${p99.toFixed(2)} ms, longest ${longest.toFixed(2)} ms`,
+          `rows: ${rows.join(", ")}; pruning steps ${pauses.length}, pause p99 ${p99.toFixed(2)} ms, longest ${longest.toFixed(2)} ms; ${heap}`,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
