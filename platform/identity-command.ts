@@ -16,6 +16,7 @@
  */
 import { checkProofOfWork, DEFAULT_EXPECTED_POW, powTarget } from "../lib/p2p/identity.ts";
 import { DEFAULT_DATA_DIR, parseExpectedPow, UsageError } from "./cli.ts";
+import { readSubcommandArgs } from "./subcommand-args.ts";
 import { readConfigFile } from "./config.ts";
 import { generateIdentityFile, identityPath, IdentityFileProblem, type ProgressSink, readIdentityFile } from "./identity-file.ts";
 
@@ -56,26 +57,9 @@ Options:
  * @throws {UsageError} on an unknown operation or option, a missing or bad value.
  */
 export function parseIdentityArgs(argv: readonly string[]): IdentityCommand | undefined {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--help") return undefined;
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    if (name !== "--data-dir" && name !== "--config-file") throw new UsageError(`Unknown option "${name}" for identity.`);
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined || (eq < 0 && value.startsWith("--"))) {
-      throw new UsageError(`Option ${name} needs a value (${name === "--data-dir" ? "DIR" : "FILE"}).`);
-    }
-    if (value === "") throw new UsageError(`Invalid ${name} "": expected a ${name === "--data-dir" ? "directory" : "file"} path.`);
-    if (flags.has(name)) throw new UsageError(`Option ${name} is given more than once.`);
-    flags.set(name, value);
-  }
+  const args = readSubcommandArgs(argv, "identity");
+  if (args === undefined) return undefined;
+  const { positional, flags } = args;
   const [op = "show", difficultyText, ...extra] = positional;
   if (op !== "show" && op !== "generate" && op !== "check") {
     throw new UsageError(`Invalid identity operation "${op}": expected show, generate or check.`);

@@ -16,6 +16,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_DATA_DIR, UsageError } from "./cli.ts";
+import { readSubcommandArgs } from "./subcommand-args.ts";
 import { readConfigFile } from "./config.ts";
 import { LMDB_FILE_NAME, openLmdbStore } from "./store/lmdb.ts";
 
@@ -46,26 +47,9 @@ Options:
  * @throws {UsageError} on a missing or unknown operation, an unknown option, a missing value.
  */
 export function parseStorageArgs(argv: readonly string[]): StorageCommand | undefined {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--help") return undefined;
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    if (name !== "--data-dir" && name !== "--config-file") throw new UsageError(`Unknown option "${name}" for storage.`);
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined || (eq < 0 && value.startsWith("--"))) {
-      throw new UsageError(`Option ${name} needs a value (${name === "--data-dir" ? "DIR" : "FILE"}).`);
-    }
-    if (value === "") throw new UsageError(`Invalid ${name} "": expected a ${name === "--data-dir" ? "directory" : "file"} path.`);
-    if (flags.has(name)) throw new UsageError(`Option ${name} is given more than once.`);
-    flags.set(name, value);
-  }
+  const args = readSubcommandArgs(argv, "storage");
+  if (args === undefined) return undefined;
+  const { positional, flags } = args;
   const [op, ...extra] = positional;
   if (op === undefined) throw new UsageError("Missing storage operation: expected compact.");
   if (op !== "compact") throw new UsageError(`Invalid storage operation "${op}": expected compact.`);
