@@ -6,6 +6,7 @@
  * file size before the collection, after it, and after `compact()`.
  * `npx tsx bench/context-gc.ts [keys...]` (default 10000 100000).
  */
+import { rng } from "./support.ts";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,15 +19,6 @@ import { openLmdbStore } from "../platform/store/lmdb.ts";
 const ROUNDS = 200;
 const CHANGED = 100;
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
 const name = (i: number) => (i * 2654435761 >>> 0).toString(16).padStart(8, "0") + i.toString(16).padStart(8, "0");
 const z = (n: number) => new TextEncoder().encode(String(n));
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;

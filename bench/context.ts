@@ -5,6 +5,7 @@
  *
  * Run alone: `npx tsx bench/context.ts` (or `bun bench/context.ts`, `deno run -A bench/context.ts`).
  */
+import { rng } from "./support.ts";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,16 +20,6 @@ const CHANGED = 100;
 const COMMITS = 10;
 const BUILD_CHUNK = 100_000;
 
-/** Deterministic xorshift32, so every run benches the same state. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
 
 function contractName(i: number): string {
   const r = rng(i * 2654435761 + 12345);

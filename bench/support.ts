@@ -1,6 +1,6 @@
 /**
- * What the benches that drive a node share: bootstrap1..4 as signing sources, and JSON calls to
- * the node's fetch handler that fail loudly on a non-200 answer.
+ * What the benches share: bootstrap1..4 as signing sources, JSON calls to the node's fetch handler
+ * that fail loudly on a non-200 answer, and a seeded random source for states built the same each run.
  * @module
  */
 import { bootstrapSecretKeys } from "../lib/baker/keys.ts";
@@ -28,4 +28,15 @@ async function answer(path: string, res: Response): Promise<any> {
   const json = await res.json();
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json).slice(0, 2000)}`);
   return json;
+}
+
+/** Deterministic xorshift32, so every run benches the same state. */
+export function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x1_0000_0000;
+  };
 }
