@@ -200,7 +200,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     pruner: {
       collectContexts: options.collectContexts ?? ((store, roots) => startContextCollection(store, roots)),
       ...(options.onPruneStep === undefined ? {} : { onStep: options.onPruneStep }),
-      onError: (error) => log.warn("pruning_failed", { msg: error instanceof Error ? error.message : String(error) }),
+      // A write the store refused (a full disk) is the node's fatal error, reported once above.
+      onError: (error) => {
+        if (!(error instanceof StoreWriteError)) log.warn("pruning_failed", { msg: error instanceof Error ? error.message : String(error) });
+      },
     },
   });
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
