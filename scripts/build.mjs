@@ -10,24 +10,12 @@
  * Plain Node, no dependency of its own beyond the `typescript` dev dependency.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, walk } from "./files.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
-
-/** Every file under `dir`, as paths relative to the repository root. */
-function walk(dir) {
-  const out = [];
-  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...walk(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
 
 /** Runs `node <args>` in the repository root; exits the build with its status when it fails. */
 function node(args, what) {

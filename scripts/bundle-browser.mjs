@@ -19,8 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-
-const root = fileURLToPath(new URL("..", import.meta.url));
+import { root, walk } from "./files.mjs";
 
 /** Where the bundle goes, relative to the repository root. */
 export const BROWSER_BUNDLE = "dist/browser/tezos-node.js";
@@ -38,16 +37,6 @@ const SERVER_ONLY = [/^platform\/(node|bun|deno|net)\//, /^platform\/store\/(lmd
   /^node_modules\/(lmdb|@hono\/node-server|tsx|hono)\//];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
-/** Every file under `dir` (relative to the root), recursively. */
-function walk(dir) {
-  const out = [];
-  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...walk(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
 
 /** The protocol source files to copy. */
 function sourceFiles() {
