@@ -7,9 +7,10 @@
  * docs/images/. Fails at once, saying so, when /usr/bin/chromium is missing.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { runFolder } from "../support/run-folder.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const { CHROMIUM, ROOT, closeAll } = await import("./support.mjs");
@@ -25,22 +26,8 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-const filters = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const files = readdirSync(here)
-  .filter((name) => name.endsWith(".test.mjs"))
-  .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
-  .sort();
-
-globalThis.UVU_DEFER = 1;
-globalThis.UVU_QUEUE = [];
-const { exec } = await import("uvu");
-for (const [i, name] of files.entries()) {
-  globalThis.UVU_QUEUE.push([name]);
-  globalThis.UVU_INDEX = i;
-  await import(pathToFileURL(join(here, name)).href);
-}
 try {
-  await exec();
+  await runFolder(here, ".test.mjs", process.argv.slice(2).filter((a) => !a.startsWith("--")));
 } finally {
   await closeAll();
 }

@@ -4,11 +4,12 @@
  * `dispatchFetch`. Runs this folder's `*.test.ts` files (through tsx) with uvu in one process and
  * prints uvu's summary; arguments are file-name fragments that select the files.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 import { bundleEdge } from "../../scripts/bundle-edge.mjs";
+import { runFolder } from "../support/run-folder.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -25,18 +26,5 @@ function bundleStale() {
 
 if (bundleStale()) await bundleEdge();
 register();
-const filters = process.argv.slice(2);
-const files = readdirSync(here)
-  .filter((name) => name.endsWith(".test.ts"))
-  .filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)))
-  .sort();
-globalThis.UVU_DEFER = 1;
-globalThis.UVU_QUEUE = [];
-const { exec } = await import("uvu");
-for (const [i, name] of files.entries()) {
-  globalThis.UVU_QUEUE.push([name]);
-  globalThis.UVU_INDEX = i;
-  await import(pathToFileURL(join(here, name)).href);
-}
-await exec();
+await runFolder(here, ".test.ts", process.argv.slice(2));
 process.exit(process.exitCode ?? 0);
