@@ -39,6 +39,8 @@ import { startContextCollection } from "./store/context/gc.ts";
 import { type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 import { createLogger, type Logger, type LogSink } from "./log.ts";
+import { sandboxGuard } from "./sandbox/guard.ts";
+import { sandboxServices } from "./rpc/services/sandbox.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -267,7 +269,9 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   // heads from that future; other chains keep Octez's 5 s rule
   const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
+  const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
+    .merge(sandboxServices({ shell, guard }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {

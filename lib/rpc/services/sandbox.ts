@@ -1,0 +1,25 @@
+/**
+ * The sandbox controls under `/sandbox/…` (docs/sandbox.md): our own services, outside Octez's
+ * namespace, listed in `/describe` like every other. Each concern has its file
+ * (`sandbox-*.ts`); every service checks {@link SandboxView.guard} first: refused unless the
+ * node runs a sandbox chain, and, for those that change the chain's state, while P2P peers are
+ * connected. Octez's default ACL (`SECURE`, on any non-loopback listening address) denies them
+ * all, as it denies everything it does not list.
+ * @module
+ */
+import { Directory } from "../directory.ts";
+import type { SandboxGuard } from "../../sandbox/guard.ts";
+import type { ShellView } from "./context.ts";
+
+/** What the sandbox services act on. */
+export interface SandboxView {
+  readonly shell: ShellView;
+  readonly guard: SandboxGuard;
+}
+
+/** Every sandbox control of the node over `view`. */
+export function sandboxServices(view: SandboxView): Directory<void> {
+  const dir = new Directory();
+  void view;
+  return dir;
+}
