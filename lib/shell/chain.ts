@@ -293,7 +293,11 @@ export class Chain {
     const target = b.info.last_allowed_fork_level;
     if (target > this.locator("checkpoint").level) {
       const hash = branch.get(target) ?? this.store.hashAtLevel(target);
-      if (hash !== undefined) ops.push(this.store.putChainData("checkpoint", encodeBlockLocator(hash, target)));
+      if (hash !== undefined) {
+        ops.push(this.store.putChainData("checkpoint", encodeBlockLocator(hash, target)));
+        // invalid blocks at or below the new checkpoint can no longer be offered: forgotten (Octez's set_head)
+        for (const invalid of this.store.invalidBlocks()) if (invalid.level <= target) ops.push(this.store.putInvalidBlock(invalid.block));
+      }
     }
     ops.push(...this.historyMove(b, branch));
     return ops;
