@@ -6,6 +6,11 @@
  * with one inner level), so a put or delete moves at most a chunk's worth of references and a
  * range scan seeks with two binary searches. Range iterators are lazy and survive writes made
  * between two steps: they re-seek after the last key they returned.
+ *
+ * {@link SortedBytesMap.clone} is copy-on-write: the copy and the original share their chunks
+ * until one of them writes to a chunk, which it then copies first (a chunk's arrays of
+ * references, not the bytes, which nobody changes in place). A clone costs a copy of the list of
+ * chunks, whatever the number of entries.
  * @module
  */
 import type { RangeOptions } from "./kv.ts";
@@ -16,6 +21,8 @@ const MAX_CHUNK = 1024;
 interface Chunk {
   keys: Uint8Array[];
   values: Uint8Array[];
+  /** The map that may change this chunk in place; any other holder copies it first. */
+  owner: object;
 }
 
 /** A sorted map of byte strings; keys and values are stored as given (callers copy). */
@@ -23,6 +30,8 @@ export class SortedBytesMap {
   #chunks: Chunk[] = [];
   #size = 0;
   #version = 0;
+  /** This map's mark on the chunks it alone holds (renewed when it is cloned: then it holds none alone). */
+  #owner: object = {};
 
   /** Number of entries. */
   get size(): number {
@@ -42,12 +51,12 @@ export class SortedBytesMap {
   set(key: Uint8Array, value: Uint8Array): void {
     this.#version++;
     if (this.#chunks.length === 0) {
-      this.#chunks.push({ keys: [key], values: [value] });
+      this.#chunks.push({ keys: [key], values: [value], owner: this.#owner });
       this.#size = 1;
       return;
     }
     const ci = Math.max(0, this.#chunkFor(key));
-    const chunk = this.#chunks[ci]!;
+    const chunk = this.#own(ci);
     const i = lowerBound(chunk.keys, key);
     if (i < chunk.keys.length && compareBytes(chunk.keys[i]!, key) === 0) {
       chunk.values[i] = value;
@@ -58,7 +67,7 @@ export class SortedBytesMap {
     this.#size++;
     if (chunk.keys.length > MAX_CHUNK) {
       const half = chunk.keys.length >> 1;
-      const next: Chunk = { keys: chunk.keys.splice(half), values: chunk.values.splice(half) };
+      const next: Chunk = { keys: chunk.keys.splice(half), values: chunk.values.splice(half), owner: this.#owner };
       this.#chunks.splice(ci + 1, 0, next);
     }
   }
@@ -71,11 +80,34 @@ export class SortedBytesMap {
     const i = lowerBound(chunk.keys, key);
     if (i >= chunk.keys.length || compareBytes(chunk.keys[i]!, key) !== 0) return false;
     this.#version++;
-    chunk.keys.splice(i, 1);
-    chunk.values.splice(i, 1);
+    const own = this.#own(ci);
+    own.keys.splice(i, 1);
+    own.values.splice(i, 1);
     this.#size--;
-    if (chunk.keys.length === 0) this.#chunks.splice(ci, 1);
+    if (own.keys.length === 0) this.#chunks.splice(ci, 1);
     return true;
+  }
+
+  /**
+   * A map with the same entries, sharing this one's chunks copy-on-write: a write to either
+   * afterwards copies the chunk it changes and leaves the other map as it was.
+   */
+  clone(): SortedBytesMap {
+    // Neither map may change a shared chunk in place any more: both take new marks.
+    this.#owner = {};
+    const copy = new SortedBytesMap();
+    copy.#chunks = this.#chunks.slice();
+    copy.#size = this.#size;
+    return copy;
+  }
+
+  /** Chunk `ci`, copied first into this map alone if another map may hold it too. */
+  #own(ci: number): Chunk {
+    const chunk = this.#chunks[ci]!;
+    if (chunk.owner === this.#owner) return chunk;
+    const copy: Chunk = { keys: chunk.keys.slice(), values: chunk.values.slice(), owner: this.#owner };
+    this.#chunks[ci] = copy;
+    return copy;
   }
 
   /** Removes every entry. */
