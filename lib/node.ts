@@ -40,6 +40,7 @@ import { type HistoryModeInput, toHistoryMode } from "./shell/history-mode.ts";
 import { createSyncHeuristic, reportSyncEvents, syncLimits } from "./shell/sync-heuristic.ts";
 import { createLogger, type Logger, type LogSink } from "./log.ts";
 import { sandboxGuard } from "./sandbox/guard.ts";
+import { sandboxClock } from "./sandbox/clock.ts";
 import { sandboxServices } from "./rpc/services/sandbox.ts";
 
 /** How the sandbox baker produces blocks. */
@@ -208,12 +209,15 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       },
     },
   });
+  // What decides block times reads the sandbox clock (the wall clock moved by /sandbox/time…,
+  // docs/sandbox.md); logs, worker records and the sync heuristic keep the wall clock.
+  const clock = sandboxClock({ store: kv, wall: now, headTimestamp: () => chain.head.header.timestamp });
   const embedded = new Map<string, Protocol>([genesisProtocol, hangzhouProtocol].map((p) => [p.hash, p]));
   const read = options.readResource ?? fetchResource;
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
   const sync = createSyncHeuristic({ ...limits, now });
   const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log });
-  const rpcs = new Map([genesisRpc(now), hangzhouRpc(now)].map((r) => [r.hash, r]));
+  const rpcs = new Map([genesisRpc(clock.now), hangzhouRpc(clock.now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
   if (options.activate !== false && chain.head.hash === chain.genesis.hash) {
@@ -222,7 +226,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       validator,
       protocol: hangzhouProtocol.hash,
       parameters: (options.protocolParameters as Json | undefined) ?? sandboxParameters(),
-      timestamp: Math.max(Math.floor(now() / 1000), chain.genesis.header.timestamp + 1),
+      timestamp: Math.max(Math.floor(clock.now() / 1000), chain.genesis.header.timestamp + 1),
     });
   }
   // The mempool: each applied operation asks the baker for a block (auto mode); the baker takes
@@ -233,7 +237,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     validator,
     protocols: (h) => embedded.get(h),
     plugins: (h) => plugins.get(h),
-    now,
+    now: clock.now,
     onApplied: () => {
       baker?.notify();
       network?.chainValidator.mempoolChanged();
@@ -245,7 +249,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     chain,
     validator,
     keys,
-    now,
+    now: clock.now,
     mode: options.bake ?? { mode: "auto" },
     // a follower (P2P on, no activation of its own) takes its first blocks from the network
     topUp: !(options.p2p !== undefined && options.activate === false),
@@ -268,10 +272,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
   const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
-  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
+  network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard }))
+    .merge(sandboxServices({ shell, guard, clock }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {

@@ -10,16 +10,20 @@
 import { Directory } from "../directory.ts";
 import type { SandboxGuard } from "../../sandbox/guard.ts";
 import type { ShellView } from "./context.ts";
+import type { SandboxClock } from "../../sandbox/clock.ts";
+import { sandboxTimeServices } from "./sandbox-time.ts";
 
 /** What the sandbox services act on. */
 export interface SandboxView {
   readonly shell: ShellView;
   readonly guard: SandboxGuard;
+  /** The sandbox clock (`lib/sandbox/clock.ts`): `/sandbox/time…` is served when it is given. */
+  readonly clock?: SandboxClock;
 }
 
 /** Every sandbox control of the node over `view`. */
 export function sandboxServices(view: SandboxView): Directory<void> {
   const dir = new Directory();
-  void view;
+  if (view.clock !== undefined) dir.merge(sandboxTimeServices({ clock: view.clock, guard: view.guard }));
   return dir;
 }
