@@ -89,7 +89,7 @@ test("baking before the activation fails with a 500 and a JSON error trace", asy
   }
 });
 
-test("/describe lists the bake service with its count query", async () => {
+test("/describe lists the bake service with its count query (and the until_level and until_cycle_end of test/sandbox/bake-until.test.ts)", async () => {
   const sb = await openSandbox();
   const node = await served(sb);
   try {
@@ -97,7 +97,7 @@ test("/describe lists the bake service with its count query", async () => {
     assert.is(r.status, 200, r.text);
     const post = r.json.static.post_service;
     assert.match(post.description, /bake `count` blocks/);
-    assert.equal(post.query.map((q: { name: string }) => q.name), ["count"]);
+    assert.equal(post.query.map((q: { name: string }) => q.name), ["count", "until_level", "until_cycle_end"]);
     assert.is((await node.call("GET", "/describe/sandbox?recurse=yes")).status, 200);
   } finally {
     node.close();

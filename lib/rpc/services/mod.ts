@@ -33,7 +33,7 @@ export function nodeDirectory(shell: ShellView, p2p?: P2pNetwork): Directory<voi
     .merge(configServices(shell.config ?? defaultNodeConfig()))
     .merge(networkServices(p2p, announcedVersion(shell.genesis.chainName)));
   if (shell.workers !== undefined) dir.merge(workerServices(shell.workers, shell.chain.chainId));
-  return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker, shell.log));
+  return shell.baker === undefined ? dir : dir.merge(bakerServices(shell.baker, shell.chain, shell.log));
 }
 
 /**
