@@ -42,6 +42,7 @@ import { createLogger, type Logger, type LogSink } from "./log.ts";
 import { sandboxGuard } from "./sandbox/guard.ts";
 import { sandboxClock } from "./sandbox/clock.ts";
 import { sandboxServices } from "./rpc/services/sandbox.ts";
+import { Impersonation } from "./sandbox/impersonation.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -216,7 +217,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const read = options.readResource ?? fetchResource;
   const protocols = new ProtocolRegistry(chain.store, [...embedded.keys()], (hash) => embeddedSources(hash, read));
   const sync = createSyncHeuristic({ ...limits, now });
-  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log });
+  // the sandbox's impersonation waives signatures in its blocks and mempool (docs/sandbox.md)
+  const impersonation = new Impersonation(kv, (h) => chain.block(h) !== undefined);
+  const waivers = genesis.chainName === SANDBOX_GENESIS.chainName ? impersonation : undefined;
+  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }) });
   const rpcs = new Map([genesisRpc(clock.now), hangzhouRpc(clock.now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
@@ -238,6 +242,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     protocols: (h) => embedded.get(h),
     plugins: (h) => plugins.get(h),
     now: clock.now,
+    ...(waivers === undefined ? {} : { signatureWaived: waivers.building }),
     onApplied: () => {
       baker?.notify();
       network?.chainValidator.mempoolChanged();
@@ -275,7 +280,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard, clock }))
+    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() } }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {

@@ -50,7 +50,7 @@ import { type AppliedEntry, type ErrorEntry, MempoolClasses, type MempoolOperati
 import { classOfTrace, endorsementBranchNotLive, failWith, oversizedOperation, parseError, printTrace } from "./mempool-errors.ts";
 import type { Classification, ErrorClass, MempoolPlugin, PluginLookup, Priority } from "./mempool-plugin.ts";
 import { shellOperation } from "./operations.ts";
-import type { Protocol, ValidationState } from "./protocol.ts";
+import type { Protocol, SignatureWaived, ValidationState } from "./protocol.ts";
 import type { BlockValidator, ProtocolLookup } from "./validator.ts";
 import { Watcher } from "./watcher.ts";
 import { checkout } from "../store/context/mod.ts";
@@ -81,6 +81,11 @@ export interface PrevalidatorOptions {
   readonly maxRefusedOperations?: number;
   /** Called each time an operation is classified as applied (the sandbox baker bakes on it). */
   readonly onApplied?: (op: MempoolOperation) => void;
+  /**
+   * Which operations the protocol applies with a wrong signature (the sandbox's impersonation,
+   * asked at each application); none when absent. When its answers change, {@link Prevalidator.reclassify}.
+   */
+  readonly signatureWaived?: SignatureWaived;
 }
 
 /** One classification, as the monitor streams it. */
@@ -150,6 +155,7 @@ export class Prevalidator {
   private readonly plugins: PluginLookup;
   private readonly now: () => number;
   private readonly onApplied: ((op: MempoolOperation) => void) | undefined;
+  private readonly signatureWaived: SignatureWaived | undefined;
   private readonly classes: MempoolClasses;
   private readonly pendingOps = new Map<string, Pending>();
   private readonly banned = new Set<string>();
@@ -180,6 +186,7 @@ export class Prevalidator {
     this.plugins = options.plugins;
     this.now = options.now ?? Date.now;
     this.onApplied = options.onApplied;
+    this.signatureWaived = options.signatureWaived;
     this.classes = new MempoolClasses(limit);
     this.worker = this.newWorker();
   }
@@ -448,6 +455,7 @@ export class Prevalidator {
       chainId: b58decode(B58.chainId, this.chain.chainId),
       predecessor: { hash: s.head.hash, header: s.head.header, context },
       timestamp: s.timestamp,
+      ...(this.signatureWaived === undefined ? {} : { signatureWaived: this.signatureWaived }),
     });
   }
 
@@ -566,6 +574,19 @@ export class Prevalidator {
       }
       this.pendingOps.delete(hash);
     }, { kind: "ban", operation_hash: hash });
+  }
+
+  /**
+   * Classifies every applied, branch delayed and pending operation again on a fresh state of the
+   * same head, and waits until they are (Octez's flush without a new head): after a change of
+   * what {@link PrevalidatorOptions.signatureWaived} answers, an operation applied under a
+   * waiver that no longer holds is refused.
+   */
+  reclassify(): Promise<void> {
+    return this.run(async () => {
+      if (this.state !== undefined) await this.flush(this.chain.head, true, false);
+      await this.processPending(Infinity);
+    });
   }
 
   /** Lifts a ban (nothing happens if the operation was not banned). */

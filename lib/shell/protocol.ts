@@ -65,11 +65,41 @@ export interface ValidationState {
   finalize(shell?: ShellHeader): Promise<BlockResult>;
 }
 
+/**
+ * Whether an operation whose signature does not check may be applied all the same: asked by the
+ * protocol with the operation's source (its account address) and hash, only for an operation
+ * whose signature is wrong or cannot be checked (an unrevealed source). The sandbox's
+ * impersonation answers it (`lib/sandbox/impersonation.ts`); without one, nothing is waived.
+ */
+export type SignatureWaived = (source: string, operationHash: string) => boolean;
+
+/** An operation applied with its signature waived: its hash and its source. */
+export interface WaivedOperation {
+  readonly hash: string;
+  readonly source: string;
+}
+
+/**
+ * Where the shell finds which signatures may be waived (the sandbox's impersonation): for the
+ * blocks it builds and its mempool, and for the application of a block, whose waived operations
+ * must have been recorded when the node built and stored it.
+ */
+export interface SignatureWaivers {
+  /** For a block being built (baker, `preapply`) and the mempool: asked with the sources of now. */
+  readonly building: SignatureWaived;
+  /** For the application of block `block`: the operations recorded as waived in it. */
+  applying(block: string): SignatureWaived;
+  /** Records, before the block is stored, the operations a block the node built holds with waived signatures. */
+  record(block: { readonly hash: string; readonly level: number }, waived: readonly WaivedOperation[]): Promise<void>;
+}
+
 /** Common arguments of `beginApplication` and `beginConstruction`. */
 export interface BlockEnv {
   /** Raw 4-byte chain id (for watermarks). */
   readonly chainId: Uint8Array;
   readonly predecessor: Predecessor;
+  /** Which operations may be applied with a wrong signature (see {@link SignatureWaived}); none when absent. */
+  readonly signatureWaived?: SignatureWaived;
 }
 
 /** An economic protocol the node can run. */

@@ -28,7 +28,7 @@ import {
   unknownAncestor,
 } from "./errors.ts";
 import { hashOperation, operationsHashOf, shellOperation } from "./operations.ts";
-import type { BlockResult, Protocol, ShellOperation, ValidationState } from "./protocol.ts";
+import type { BlockResult, Protocol, ShellOperation, SignatureWaived, SignatureWaivers, ValidationState, WaivedOperation } from "./protocol.ts";
 import { errorsOf, Worker } from "./worker.ts";
 import { type Logger, SILENT_LOGGER } from "../log.ts";
 import { type BlockValidatorEvent, blockValidatorEventLevel, type BlockValidatorRequest } from "./worker-states.ts";
@@ -50,6 +50,8 @@ type Applied = Pick<NewBlock, "info" | "contextOps">;
 interface Built {
   readonly applied: Applied;
   readonly protocolData: Uint8Array;
+  /** The operations built in with their signature waived (see {@link BlockValidator.signatures}). */
+  readonly waived: readonly WaivedOperation[];
 }
 
 /**
@@ -77,9 +79,17 @@ export class BlockValidator {
   /** Where blocks from peers are told once validated (`block_validated`); nowhere by default. */
   private readonly log: Logger;
 
-  /** `options.now`: the worker's clock (`Date.now` when absent); `options.log`: see {@link log}. */
-  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number; log?: Logger } = {}) {
+  /**
+   * Which signatures may be waived (the sandbox's impersonation): in the blocks this validator
+   * builds, and in the application of a block whose waived operations it recorded when it
+   * stored the block. None when absent.
+   */
+  readonly signatures: SignatureWaivers | undefined;
+
+  /** `options.now`: the worker's clock (`Date.now` when absent); `options.log`: see {@link log}; `options.signatures`: see {@link signatures}. */
+  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number; log?: Logger; signatures?: SignatureWaivers } = {}) {
     this.chain = chain;
+    this.signatures = options.signatures;
     this.log = options.log ?? SILENT_LOGGER;
     this.protocols = protocols;
     this.worker = new Worker<BlockValidatorRequest, BlockValidatorEvent>({
@@ -108,10 +118,11 @@ export class BlockValidator {
    * `options.peer`: the peer it came from, shown in the request.
    */
   apply(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], options: { peer?: string } = {}): Promise<NewBlock> {
-    return this.worker.push(this.validation(bytes, options.peer), () => this.validate(bytes, operations));
+    return this.worker.push(this.validation(bytes, options.peer), async () => (await this.validate(bytes, operations)).block);
   }
 
-  private async validate(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[]): Promise<NewBlock> {
+  /** The block, and the operations it holds with a waived signature when the node built it. */
+  private async validate(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[]): Promise<{ block: NewBlock; waived: readonly WaivedOperation[] }> {
     const hash = b58encode(B58.blockHash, blockHash(bytes));
     const fail = (error: BlockError) => invalidBlock.error({ invalid_block: hash, ...error });
     let header: RawBlockHeader;
@@ -130,12 +141,16 @@ export class BlockValidator {
     const key = toHex(encodeBinary(shellHeader, header));
     const built = this.built.get(key);
     let applied: Applied;
+    let waived: readonly WaivedOperation[] = [];
     if (built !== undefined && protocol.sealedFrom(header.protocol_data, built.protocolData)) {
       this.built.delete(key);
       await this.run(fail, () => this.parsing(fail, () => protocol.checkHeader({ chainId: this.chainIdBytes, predecessor, header })));
       applied = built.applied;
+      waived = built.waived;
     } else {
-      const state = await this.run(fail, () => this.parsing(fail, () => protocol.beginApplication({ chainId: this.chainIdBytes, predecessor, header })));
+      const signatureWaived = this.signatures?.applying(hash);
+      const env = { chainId: this.chainIdBytes, predecessor, header, ...(signatureWaived === undefined ? {} : { signatureWaived }) };
+      const state = await this.run(fail, () => this.parsing(fail, () => protocol.beginApplication(env)));
       const { receipts, result } = await this.applyAll(state, ops, header, fail);
       if (compareFitness(result.fitness, header.fitness) !== 0) {
         throw fail({ error: "invalid_fitness", expected: header.fitness, found: result.fitness });
@@ -149,7 +164,7 @@ export class BlockValidator {
     const nextProtocol = applied.info.next_protocol;
     const expectedProto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
     if (header.proto !== expectedProto) throw fail({ error: "invalid_proto_level", expected: expectedProto, found: header.proto });
-    return { hash, bytes, operations: operations.map((pass) => [...pass]), ...applied };
+    return { block: { hash, bytes, operations: operations.map((pass) => [...pass]), ...applied }, waived };
   }
 
   /**
@@ -203,8 +218,9 @@ export class BlockValidator {
 
   private async validateAndStore(bytes: Uint8Array, operations: readonly (readonly Uint8Array[])[], force: boolean): Promise<string> {
     let block: NewBlock;
+    let waived: readonly WaivedOperation[];
     try {
-      block = await this.validate(bytes, operations);
+      ({ block, waived } = await this.validate(bytes, operations));
     } catch (e) {
       if (force && e instanceof TezosError && invalidBlock.is(e.trace[0]!)) {
         const item = e.trace[0] as ReturnType<typeof invalidBlock.create>;
@@ -213,7 +229,11 @@ export class BlockValidator {
       }
       throw e;
     }
-    if (this.chain.block(block.hash) === undefined) await this.chain.storeBlock(block);
+    if (this.chain.block(block.hash) === undefined) {
+      // recorded first: once stored, the block must be valid again with its waived signatures
+      if (waived.length > 0) await this.signatures?.record({ hash: block.hash, level: this.levelOf(bytes)! }, waived);
+      await this.chain.storeBlock(block);
+    }
     return block.hash;
   }
 
@@ -248,12 +268,15 @@ export class BlockValidator {
     const fail = (error: BlockError) => invalidBlock.error({ invalid_block: pred.hash, ...error });
     const protocol = this.protocolOf(pred, pred.hash);
     const predContext = this.contextOf(pred);
+    const waived = new Map<string, string>();
+    const signatureWaived = this.waiving(waived);
     const state = await this.run(fail, () =>
       protocol.beginConstruction({
         chainId: this.chainIdBytes,
         predecessor: { hash: pred.hash, header: pred.header, context: predContext },
         timestamp,
         protocolData,
+        ...(signatureWaived === undefined ? {} : { signatureWaived }),
       }),
     );
     const ops = operations.map((pass) => pass.map(shellOperation));
@@ -271,8 +294,21 @@ export class BlockValidator {
     const nextProtocol = applied.info.next_protocol;
     const proto = nextProtocol === protocol.hash ? pred.header.proto : (pred.header.proto + 1) % 256;
     const shell: ShellHeader = { ...shellNoContext, proto, context };
-    if (protocolData !== undefined) this.remember(shell, { applied, protocolData: protocolData.slice() });
+    if (protocolData !== undefined) {
+      this.remember(shell, { applied, protocolData: protocolData.slice(), waived: [...waived].map(([hash, source]) => ({ hash, source })) });
+    }
     return { shell, receipts, result: { ...final, metadata: result.metadata } };
+  }
+
+  /** The building waiver of {@link signatures}, noting in `waived` each operation hash it waives, with its source. */
+  private waiving(waived: Map<string, string>): SignatureWaived | undefined {
+    const signatures = this.signatures;
+    if (signatures === undefined) return undefined;
+    return (source, hash) => {
+      if (!signatures.building(source, hash)) return false;
+      waived.set(hash, source);
+      return true;
+    };
   }
 
   /** Keeps a built block for its application, forgetting the oldest beyond {@link BUILT_BLOCKS_KEPT}. */

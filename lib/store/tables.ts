@@ -17,8 +17,9 @@
  * | 0x17 | `config` | setting name | node-wide settings (store version, history mode, ...) |
  * | 0x18 | `bakerNonces` | chain id (4) + level u32 + nonce hash (32) | a seed nonce the sandbox baker committed to (32 bytes), kept until revealed or too late |
  * | 0x19 | `blockSummary` | block hash (32) | what stays of a block's record once its metadata is pruned (protocols, TTL, fork level, metadata hashes) |
+ * | 0x21 | `sandboxImpersonated` | block hash (32) + operation hash (32) | level u32 + source: an operation the sandbox included with its signature waived (impersonation) |
  *
- * The context tables belong to `lib/store/context/`, `bakerNonces` to `lib/baker/`; the others to the chain store. New tables
+ * The context tables belong to `lib/store/context/`, `bakerNonces` to `lib/baker/`, `sandboxImpersonated` to `lib/sandbox/impersonation.ts`; the others to the chain store. New tables
  * take a fresh byte: never reuse or renumber one, data written with it would be misread.
  * @module
  */
@@ -49,6 +50,8 @@ export const Table = {
   bakerNonces: 0x18,
   /** The shell's record of a block whose metadata was pruned (history modes), by block hash. */
   blockSummary: 0x19,
+  /** Operations the sandbox included with a waived signature: block hash + operation hash -> level + source. */
+  sandboxImpersonated: 0x21,
 } as const;
 
 /** The name of a table of `Table`. */

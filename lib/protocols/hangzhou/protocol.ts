@@ -6,7 +6,7 @@ import { type RawBlockHeader, rawBlockHeader } from "../../encoding/block-header
 import { decodeBinary, encodeBinary } from "../../encoding/codec.ts";
 import { protocolData as protocolDataCodec } from "../../encoding/hangzhou/block-header.ts";
 import { validationPass } from "../../encoding/hangzhou/operation.ts";
-import type { Protocol } from "../../shell/protocol.ts";
+import type { Protocol, SignatureWaived } from "../../shell/protocol.ts";
 import { blockHashOf } from "./apply/baking.ts";
 import { parseOperation } from "./apply/parse.ts";
 import { checkApplicationHeader, HangzhouBlock, MAX_OPERATIONS_TTL, type Mode } from "./apply/block.ts";
@@ -27,6 +27,11 @@ function applicationMode(header: RawBlockHeader): Extract<Mode, { kind: "applica
   return { kind: "application", header: { ...shell, ...data }, hash: blockHashOf(encodeBinary(rawBlockHeader, header)) };
 }
 
+/** The block options that pass the shell's signature waivers on, when there are some. */
+function waiving(signatureWaived: SignatureWaived | undefined): { signatureWaived?: SignatureWaived } {
+  return signatureWaived === undefined ? {} : { signatureWaived };
+}
+
 /** Protocol 011 Hangzhou. */
 export const hangzhouProtocol: Protocol = {
   hash: HANGZHOU,
@@ -44,8 +49,8 @@ export const hangzhouProtocol: Protocol = {
     const pass = validationPass(contents);
     return pass === undefined ? [] : [pass];
   },
-  beginApplication({ chainId, predecessor, header }) {
-    return HangzhouBlock.begin(chainId, predecessor, header.timestamp, applicationMode(header));
+  beginApplication({ chainId, predecessor, header, signatureWaived }) {
+    return HangzhouBlock.begin(chainId, predecessor, header.timestamp, applicationMode(header), waiving(signatureWaived));
   },
   sealedFrom(protocolData, built) {
     try {
@@ -59,10 +64,10 @@ export const hangzhouProtocol: Protocol = {
   checkHeader({ chainId, predecessor, header }) {
     return checkApplicationHeader(chainId, predecessor, applicationMode(header));
   },
-  beginConstruction({ chainId, predecessor, timestamp, protocolData }) {
-    if (protocolData === undefined) return HangzhouBlock.begin(chainId, predecessor, timestamp, { kind: "partial_construction" });
+  beginConstruction({ chainId, predecessor, timestamp, protocolData, signatureWaived }) {
+    if (protocolData === undefined) return HangzhouBlock.begin(chainId, predecessor, timestamp, { kind: "partial_construction" }, waiving(signatureWaived));
     const { signature: _, ...contents } = decodeBinary(protocolDataCodec, protocolData);
-    return HangzhouBlock.begin(chainId, predecessor, timestamp, { kind: "full_construction", contents });
+    return HangzhouBlock.begin(chainId, predecessor, timestamp, { kind: "full_construction", contents }, waiving(signatureWaived));
   },
   init({ context, shell }) {
     const { context: initialised, protoContext } = initHangzhou(context, { level: shell.level, timestamp: shell.timestamp });

@@ -12,6 +12,7 @@ import type { SandboxGuard } from "../../sandbox/guard.ts";
 import type { ShellView } from "./context.ts";
 import type { SandboxClock } from "../../sandbox/clock.ts";
 import { sandboxTimeServices } from "./sandbox-time.ts";
+import { impersonationServices, type ImpersonationView } from "./sandbox-impersonation.ts";
 
 /** What the sandbox services act on. */
 export interface SandboxView {
@@ -19,11 +20,14 @@ export interface SandboxView {
   readonly guard: SandboxGuard;
   /** The sandbox clock (`lib/sandbox/clock.ts`): `/sandbox/time…` is served when it is given. */
   readonly clock?: SandboxClock;
+  /** The impersonated accounts and their records (`lib/sandbox/impersonation.ts`): `/sandbox/impersonat…` is served when it is given. */
+  readonly impersonation?: Omit<ImpersonationView, "guard">;
 }
 
 /** Every sandbox control of the node over `view`. */
 export function sandboxServices(view: SandboxView): Directory<void> {
   const dir = new Directory();
   if (view.clock !== undefined) dir.merge(sandboxTimeServices({ clock: view.clock, guard: view.guard }));
+  if (view.impersonation !== undefined) dir.merge(impersonationServices({ ...view.impersonation, guard: view.guard }));
   return dir;
 }

@@ -25,7 +25,7 @@ import { type ContentsResult, operationMetadata } from "../../../encoding/hangzh
 import type { SuccessfulManagerOperationResult } from "../../../encoding/hangzhou/receipts/operation-results.ts";
 import { formatPublicKeyHash, publicKeyHash, type PublicKey } from "../../../crypto/keys.ts";
 import { failure } from "../../../errors/mod.ts";
-import type { BlockResult, Predecessor, ShellOperation, ValidationState } from "../../../shell/protocol.ts";
+import type { BlockResult, Predecessor, ShellOperation, SignatureWaived, ValidationState } from "../../../shell/protocol.ts";
 import { currentVotingPeriodInfo, mayStartNewVotingPeriod } from "../amendment.ts";
 import { isLastOfCycle, lastAllowedForkLevel, levelFromRaw, maySnapshotRolls } from "../level.ts";
 import { bakingRightsOwner, endorsementRights } from "../rights.ts";
@@ -88,6 +88,8 @@ export class HangzhouBlock implements ValidationState {
   private readonly implicitResults: SuccessfulManagerOperationResult[];
   private readonly ema: number;
   private readonly endorsements: EndorsementState;
+  /** Which manager operations may carry a wrong signature (the sandbox's impersonation); none when absent. */
+  private readonly signatureWaived: SignatureWaived | undefined;
   private opCount = 0;
   /** Hashes of the operations applied, by validation pass, newest first (for the cache nonce of a built block). */
   private opHashes: readonly (OpList | undefined)[] = [undefined, undefined, undefined, undefined];
@@ -102,6 +104,7 @@ export class HangzhouBlock implements ValidationState {
     implicitResults: SuccessfulManagerOperationResult[];
     ema: number;
     endorsements: EndorsementState;
+    signatureWaived: SignatureWaived | undefined;
   }) {
     this.pc = fields.pc;
     this.mode = fields.mode;
@@ -112,18 +115,20 @@ export class HangzhouBlock implements ValidationState {
     this.implicitResults = fields.implicitResults;
     this.ema = fields.ema;
     this.endorsements = fields.endorsements;
+    this.signatureWaived = fields.signatureWaived;
   }
 
   /**
    * Starts a block on `predecessor` at `timestamp` (Octez `begin_application` /
-   * `begin_construction`); `budget`: an RPC's work budget, for the blocks RPCs build.
+   * `begin_construction`); `budget`: an RPC's work budget, for the blocks RPCs build;
+   * `signatureWaived`: the manager operations accepted with a wrong signature (sandbox impersonation).
    */
   static async begin(
     chainId: Uint8Array,
     predecessor: Predecessor,
     timestamp: number,
     mode: Mode,
-    options: { readonly budget?: ProtoContext["budget"] } = {},
+    options: { readonly budget?: ProtoContext["budget"]; readonly signatureWaived?: SignatureWaived } = {},
   ): Promise<HangzhouBlock> {
     const pc = ProtoContext.prepare(predecessor.context, {
       level: predecessor.header.level + 1,
@@ -153,6 +158,7 @@ export class HangzhouBlock implements ValidationState {
       implicitResults: [...migration, ...lb.results],
       ema: lb.ema,
       endorsements: { allowed, used: new Set(), power: 0 },
+      signatureWaived: options.signatureWaived,
     });
   }
 
@@ -171,6 +177,7 @@ export class HangzhouBlock implements ValidationState {
       implicitResults: this.implicitResults,
       ema: this.ema,
       endorsements: { allowed: this.endorsements.allowed, used: new Set(this.endorsements.used), power: this.endorsements.power },
+      signatureWaived: this.signatureWaived,
     });
     copy.opCount = this.opCount;
     copy.opHashes = this.opHashes;
@@ -232,6 +239,7 @@ export class HangzhouBlock implements ValidationState {
       default:
         return applyManagerOperation(this.pc, this.chainId, this.baker, op, contents, signature, {
           checkSignature: this.mode.kind !== "simulation",
+          ...(this.signatureWaived === undefined ? {} : { signatureWaived: this.signatureWaived }),
         });
     }
   }

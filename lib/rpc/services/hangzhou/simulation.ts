@@ -2,7 +2,8 @@
  * Running operations without including them (Octez's `helpers/scripts/run_operation` and
  * `helpers/preapply/operations`, and `simulate_operation` as later protocols name it): the
  * operations are applied in sequence on a block being built on `{B}`, and their receipts
- * returned. `run_operation` and `simulate_operation` skip the signature check; preapply checks it.
+ * returned. `run_operation` and `simulate_operation` skip the signature check; preapply checks it,
+ * but for the sources the sandbox impersonates (`BlockValidator.signatures`), as the mempool does.
  * @module
  */
 import { B58, b58decode } from "../../../encoding/base58.ts";
@@ -45,12 +46,13 @@ function withReceipts(op: Operation, results: readonly ContentsResult[]): Operat
 async function applyInSequence(ctx: BlockCtx, ops: readonly Operation[], mode: Mode, now: () => number): Promise<OperationWithMetadata[]> {
   const { block, chain } = ctx;
   const timestamp = Math.max(Math.floor(now() / 1000), block.header.timestamp + 1);
+  const signatureWaived = mode.kind === "partial_construction" ? ctx.shell.validator.signatures?.building : undefined;
   const state = await HangzhouBlock.begin(
     b58decode(B58.chainId, chain.chainId),
     { hash: block.hash, header: block.header, context: blockContext(ctx) },
     timestamp,
     mode,
-    { budget: workBudget(ctx) },
+    { budget: workBudget(ctx), ...(signatureWaived === undefined ? {} : { signatureWaived }) },
   );
   const out: OperationWithMetadata[] = [];
   for (const op of ops) {
