@@ -42,6 +42,8 @@ import { createLogger, type Logger, type LogSink } from "./log.ts";
 import { sandboxGuard } from "./sandbox/guard.ts";
 import { sandboxClock } from "./sandbox/clock.ts";
 import { sandboxServices } from "./rpc/services/sandbox.ts";
+import { SandboxChanges } from "./sandbox/changes.ts";
+import { writeSandboxChanges } from "./protocols/hangzhou/sandbox-changes.ts";
 import { Impersonation } from "./sandbox/impersonation.ts";
 
 /** How the sandbox baker produces blocks. */
@@ -220,7 +222,13 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   // the sandbox's impersonation waives signatures in its blocks and mempool (docs/sandbox.md)
   const impersonation = new Impersonation(kv, (h) => chain.block(h) !== undefined);
   const waivers = genesis.chainName === SANDBOX_GENESIS.chainName ? impersonation : undefined;
-  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }) });
+  // the sandbox's state changes, written into the next block the node builds (docs/sandbox.md, State)
+  const changes = await SandboxChanges.open({
+    chain,
+    writers: (p) => (genesis.chainName === SANDBOX_GENESIS.chainName && p === hangzhouProtocol.hash ? writeSandboxChanges : undefined),
+    onQueued: () => baker?.notify(),
+  });
+  const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }), prepareContext: changes.prepareContext });
   const rpcs = new Map([genesisRpc(clock.now), hangzhouRpc(clock.now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
@@ -258,7 +266,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     mode: options.bake ?? { mode: "auto" },
     // a follower (P2P on, no activation of its own) takes its first blocks from the network
     topUp: !(options.p2p !== undefined && options.activate === false),
-    pending: (head) => prevalidator.pending(head, { excludeEndorsers: ownEndorsers }),
+    // a block that writes state changes takes no mempool operation: they were checked on the state before
+    pending: (head) => (changes.carriesChanges(head) ? [] : prevalidator.pending(head, { excludeEndorsers: ownEndorsers })),
     log,
     ...(options.log === undefined ? {} : { onError: (e: unknown) => log.error("baker_failed", { msg: e instanceof Error ? e.message : String(e) }) }),
   });
@@ -280,7 +289,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() } }))
+    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" } }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {
@@ -324,6 +333,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await p2p?.close();
       await prevalidator.stop();
       await workers.close();
+      await changes.close();
       await chain.close();
       protocols.added.close();
       await kv.close();

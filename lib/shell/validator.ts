@@ -33,6 +33,14 @@ import { errorsOf, Worker } from "./worker.ts";
 import { type Logger, SILENT_LOGGER } from "../log.ts";
 import { type BlockValidatorEvent, blockValidatorEventLevel, type BlockValidatorRequest } from "./worker-states.ts";
 
+/**
+ * Changes the context of `pred` before a block is built (`build`: the baker's or `preapply`'s)
+ * or applied (`apply`: a block that was not built here, or is applied again) on it: the
+ * sandbox's state changes. It must give the same context for every block on one predecessor
+ * once a block was built on it, so that the node's own validation accepts what it built.
+ */
+export type PrepareContext = (pred: Block, context: Context, purpose: "build" | "apply") => Context | Promise<Context>;
+
 /** Finds the implementation of a protocol hash, if the node has one. */
 export type ProtocolLookup = (hash: string) => Protocol | undefined;
 
@@ -86,9 +94,16 @@ export class BlockValidator {
    */
   readonly signatures: SignatureWaivers | undefined;
 
-  /** `options.now`: the worker's clock (`Date.now` when absent); `options.log`: see {@link log}; `options.signatures`: see {@link signatures}. */
-  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number; log?: Logger; signatures?: SignatureWaivers } = {}) {
+  /**
+   * What changes a predecessor's context before a block is built or applied on it (the sandbox's
+   * state changes, `lib/sandbox/changes.ts`); the context as stored when absent.
+   */
+  private readonly prepareContext: PrepareContext | undefined;
+
+  /** `options.now`: the worker's clock (`Date.now` when absent); `options.log`: see {@link log}; `options.signatures`: see {@link signatures}; `options.prepareContext`: see {@link PrepareContext}. */
+  constructor(chain: Chain, protocols: ProtocolLookup, options: { now?: () => number; log?: Logger; signatures?: SignatureWaivers; prepareContext?: PrepareContext } = {}) {
     this.chain = chain;
+    this.prepareContext = options.prepareContext;
     this.signatures = options.signatures;
     this.log = options.log ?? SILENT_LOGGER;
     this.protocols = protocols;
@@ -149,7 +164,8 @@ export class BlockValidator {
       waived = built.waived;
     } else {
       const signatureWaived = this.signatures?.applying(hash);
-      const env = { chainId: this.chainIdBytes, predecessor, header, ...(signatureWaived === undefined ? {} : { signatureWaived }) };
+      const prepared = this.prepareContext === undefined ? predecessor : { ...predecessor, context: await this.prepareContext(pred, predecessor.context, "apply") };
+      const env = { chainId: this.chainIdBytes, predecessor: prepared, header, ...(signatureWaived === undefined ? {} : { signatureWaived }) };
       const state = await this.run(fail, () => this.parsing(fail, () => protocol.beginApplication(env)));
       const { receipts, result } = await this.applyAll(state, ops, header, fail);
       if (compareFitness(result.fitness, header.fitness) !== 0) {
@@ -267,7 +283,8 @@ export class BlockValidator {
   ): Promise<Preapplied> {
     const fail = (error: BlockError) => invalidBlock.error({ invalid_block: pred.hash, ...error });
     const protocol = this.protocolOf(pred, pred.hash);
-    const predContext = this.contextOf(pred);
+    const stored = this.contextOf(pred);
+    const predContext = this.prepareContext === undefined ? stored : await this.prepareContext(pred, stored, "build");
     const waived = new Map<string, string>();
     const signatureWaived = this.waiving(waived);
     const state = await this.run(fail, () =>

@@ -18,6 +18,7 @@
  * | 0x18 | `bakerNonces` | chain id (4) + level u32 + nonce hash (32) | a seed nonce the sandbox baker committed to (32 bytes), kept until revealed or too late |
  * | 0x19 | `blockSummary` | block hash (32) | what stays of a block's record once its metadata is pruned (protocols, TTL, fork level, metadata hashes) |
  * | 0x21 | `sandboxImpersonated` | block hash (32) + operation hash (32) | level u32 + source: an operation the sandbox included with its signature waived (impersonation) |
+ * | 0x22 | `sandboxChanges` | chain id (4) + change id u32 | a sandbox state change and what became of it (JSON, `lib/sandbox/changes.ts`) |
  *
  * The context tables belong to `lib/store/context/`, `bakerNonces` to `lib/baker/`, `sandboxImpersonated` to `lib/sandbox/impersonation.ts`; the others to the chain store. New tables
  * take a fresh byte: never reuse or renumber one, data written with it would be misread.
@@ -52,6 +53,8 @@ export const Table = {
   blockSummary: 0x19,
   /** Operations the sandbox included with a waived signature: block hash + operation hash -> level + source. */
   sandboxImpersonated: 0x21,
+  /** The sandbox's state changes: chain id + change id -> the change and its outcome (JSON). */
+  sandboxChanges: 0x22,
 } as const;
 
 /** The name of a table of `Table`. */
