@@ -42,6 +42,7 @@ import { createLogger, type Logger, type LogSink } from "./log.ts";
 import { sandboxGuard } from "./sandbox/guard.ts";
 import { sandboxClock } from "./sandbox/clock.ts";
 import { sandboxServices } from "./rpc/services/sandbox.ts";
+import { chainTemplateKey, findChainTemplate, keepChainTemplate, startFromTemplate, warmFromTemplate } from "./sandbox/template.ts";
 import { SandboxChanges } from "./sandbox/changes.ts";
 import { writeSandboxChanges } from "./protocols/hangzhou/sandbox-changes.ts";
 import { Impersonation } from "./sandbox/impersonation.ts";
@@ -189,7 +190,12 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   let failed = false;
   const now = options.now ?? Date.now;
   const log = createLogger(options.log, now);
-  const kv = reportingWriteFailures(options.store ?? new MemoryStore(), (error) => {
+  // A memory-store sandbox starts from the chain an earlier node made with the same parameters (lib/sandbox/template.ts).
+  const store = options.store ?? new MemoryStore();
+  const templateKey = chainTemplateKey(options as Record<string, unknown>, [...keyRing(keys).keys()]);
+  const template = templateKey === undefined ? undefined : findChainTemplate(templateKey);
+  if (template !== undefined) startFromTemplate(template, store as MemoryStore);
+  const kv = reportingWriteFailures(store, (error) => {
     if (failed) return;
     failed = true;
     void baker?.stop();
@@ -241,6 +247,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       timestamp: Math.max(Math.floor(clock.now() / 1000), chain.genesis.header.timestamp + 1),
     });
   }
+  if (template !== undefined) warmFromTemplate(template, chain.store.kv);
   // The mempool: each applied operation asks the baker for a block (auto mode); the baker takes
   // the applied operations but the endorsements of its own delegates, which it makes itself.
   const plugins = new Map<string, MempoolPlugin>([[hangzhouMempoolPlugin.protocol, hangzhouMempoolPlugin]]);
@@ -272,6 +279,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     ...(options.log === undefined ? {} : { onError: (e: unknown) => log.error("baker_failed", { msg: e instanceof Error ? e.message : String(e) }) }),
   });
   await baker.start();
+  if (templateKey !== undefined && template === undefined && !failed) keepChainTemplate(templateKey, store as MemoryStore, chain);
   // the workers' records; `workers.chainValidator` is the chain validator's (workers-view.ts)
   const workers = new NodeWorkers({
     chainId: chain.chainId,
