@@ -42,10 +42,13 @@ import { createLogger, type Logger, type LogSink } from "./log.ts";
 import { sandboxGuard } from "./sandbox/guard.ts";
 import { sandboxClock } from "./sandbox/clock.ts";
 import { sandboxServices } from "./rpc/services/sandbox.ts";
-import { chainTemplateKey, findChainTemplate, keepChainTemplate, startFromTemplate, warmFromTemplate } from "./sandbox/template.ts";
+import { SandboxSnapshots } from "./sandbox/snapshots.ts";
+import { chainState } from "./sandbox/state.ts";
+import type { SnapshotExport } from "./store/snapshot/mod.ts";
 import { SandboxChanges } from "./sandbox/changes.ts";
 import { writeSandboxChanges } from "./protocols/hangzhou/sandbox-changes.ts";
 import { Impersonation } from "./sandbox/impersonation.ts";
+import { chainTemplateKey, findChainTemplate, keepChainTemplate, startFromTemplate, warmFromTemplate } from "./sandbox/template.ts";
 
 /** How the sandbox baker produces blocks. */
 export type BakeMode = { mode: "auto" } | { mode: "manual" } | { mode: "interval"; seconds: number };
@@ -143,6 +146,12 @@ export interface NodeOptions {
    * stay quiet; `npm start` gives one writing on stderr (`--log-level`, `--log-format`).
    */
   log?: LogSink;
+  /**
+   * Called by `close()` once the baker has stopped and the requests in flight are answered,
+   * before the store closes, with a function that gives the chain's state at its head as a
+   * snapshot (`lib/sandbox/state.ts`): where `--dump-state` writes its file.
+   */
+  onClosing?: (state: () => SnapshotExport) => Promise<void>;
 }
 
 /** A running node: one fetch handler and a close. */
@@ -235,6 +244,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     onQueued: () => baker?.notify(),
   });
   const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }), prepareContext: changes.prepareContext });
+  // the sandbox's snapshots pin their blocks from the first head on (docs/sandbox.md)
+  const snapshots = SandboxSnapshots.open({ chain, mempool: { reset: (move) => prevalidator.reset(move) }, validator });
   const rpcs = new Map([genesisRpc(clock.now), hangzhouRpc(clock.now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);
@@ -297,7 +308,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" } }))
+    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" }, snapshots }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {
@@ -334,6 +345,13 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
           timer = setTimeout(resolve, CLOSE_DRAIN_MS);
         });
         clearTimeout(timer);
+      }
+      if (options.onClosing !== undefined) {
+        try {
+          await options.onClosing(() => chainState(chain, genesis, snapshots));
+        } catch (error) {
+          console.error(error instanceof Error ? error.message : String(error));
+        }
       }
       stopPeerEvents();
       network?.close();

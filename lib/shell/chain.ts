@@ -13,7 +13,7 @@ import { BlockStore, type BlockInfo, type FullBlockInfo, decodeBlockLocator, enc
 import type { KeyValueStore, WriteOp } from "../store/kv.ts";
 import { Pruner, type PrunerOptions } from "../store/pruner.ts";
 import { canSwitchHistoryMode, DEFAULT_HISTORY_MODE, describeHistoryMode, type HistoryMode, type HistoryModeInput, parseHistoryMode, toHistoryMode, printHistoryMode, sameHistoryMode } from "./history-mode.ts";
-import { type BranchReader, decodeHistoryLevels, encodeHistoryLevels, type HistoryLevels, INITIAL_HISTORY_LEVELS, levelsAfterSwitch, mergeOnNewHead } from "./history-levels.ts";
+import { type BranchReader, decodeHistoryLevels, encodeHistoryLevels, holdAtPin, type HistoryLevels, INITIAL_HISTORY_LEVELS, levelsAfterRevert, levelsAfterSwitch, mergeOnNewHead } from "./history-levels.ts";
 import { hashOperation } from "./operations.ts";
 import { Watcher } from "./watcher.ts";
 
@@ -80,6 +80,18 @@ export class Chain {
   private knownHeadSet: Set<string>;
   private readonly cache = new Map<string, Block>();
   private readonly opHashes = new Map<string, string[][]>();
+  /**
+   * Blocks a sandbox revert forgot ({@link revertTo}), by hash: no longer answered, nor built
+   * on, until the pruner deletes them (kept in the chain data `forgotten`).
+   */
+  private forgottenSet: Set<string>;
+  /** The write of the block being stored, while it is in flight ({@link revertTo} waits for it). */
+  private storing: Promise<void> | undefined;
+  /**
+   * The lowest level the savepoint and caboose may reach (a sandbox snapshot's block, kept whole
+   * with its metadata and context); `undefined`: none.
+   */
+  pinnedLevel: () => number | undefined = () => undefined;
 
   private historyLevels: HistoryLevels;
 
@@ -89,6 +101,8 @@ export class Chain {
     this.historyLevels = levels === undefined ? INITIAL_HISTORY_LEVELS : decodeHistoryLevels(levels);
     const heads = store.chainData("known_heads");
     this.knownHeadSet = heads === undefined ? new Set([head.hash]) : decodeHashes(heads);
+    const forgotten = store.chainData("forgotten");
+    this.forgottenSet = forgotten === undefined ? new Set() : decodeHashes(forgotten);
     this.chainId = chainId;
     this.genesis = genesis;
     this.headBlock = head;
@@ -101,9 +115,14 @@ export class Chain {
         forget: (hash) => {
           this.cache.delete(hash);
           this.opHashes.delete(hash);
+          if (this.forgottenSet.has(hash)) {
+            const forgotten = new Set(this.forgottenSet);
+            forgotten.delete(hash);
+            this.forgottenSet = forgotten;
+          }
         },
         contextRoots: () => this.contextRoots(),
-        deadBranch: () => this.deadBranch(),
+        deadBranch: () => this.forgottenBatch() ?? this.deadBranch(),
       },
       pruner,
     );
@@ -168,6 +187,7 @@ export class Chain {
 
   /** A stored block by hash (blocks below the caboose are gone, whether or not the pruner deleted them yet). */
   block(hash: string): Block | undefined {
+    if (this.forgottenSet.has(hash)) return undefined;
     const b = this.storedBlock(hash);
     if (b === undefined || b.hash === this.genesis.hash || b.header.level >= this.locator("caboose").level) return b;
     return undefined;
@@ -258,7 +278,16 @@ export class Chain {
    */
   async storeBlock(block: NewBlock): Promise<{ head: boolean }> {
     const b: Block = { hash: block.hash, bytes: block.bytes, header: decodeBinary(rawBlockHeader, block.bytes), info: block.info };
+    // a block validated on a head that a sandbox revert forgot meanwhile
+    if (this.forgottenSet.has(b.header.predecessor)) throw new Error(`Block ${b.hash} is built on ${b.header.predecessor}, a block forgotten by a sandbox revert`);
     const ops: WriteOp[] = [...block.contextOps, ...this.store.putBlock(b.hash, b.bytes, block.operations, block.info)];
+    if (this.forgottenSet.has(b.hash)) {
+      // the same block made again after a revert: it counts again
+      const forgotten = new Set(this.forgottenSet);
+      forgotten.delete(b.hash);
+      this.forgottenSet = forgotten;
+      ops.push(this.store.putChainData("forgotten", encodeHashes(forgotten)));
+    }
     const wins = compareFitness(b.header.fitness, this.headBlock.header.fitness) > 0;
     if (wins) ops.push(...this.headMove(b));
     const heads = new Set(this.knownHeadSet);
@@ -268,7 +297,13 @@ export class Chain {
     this.knownHeadSet = heads;
     const levels = wins ? this.pendingLevels : undefined;
     this.pendingLevels = undefined;
-    await this.store.kv.write(ops);
+    const write = this.store.kv.write(ops);
+    this.storing = write;
+    try {
+      await write;
+    } finally {
+      if (this.storing === write) this.storing = undefined;
+    }
     this.remember(b);
     if (levels !== undefined) this.historyLevels = levels;
     if (wins) this.headBlock = b;
@@ -316,8 +351,11 @@ export class Chain {
       record: (hash) => (hash === b.hash ? b.info : this.store.info(hash)),
     };
     const before = this.historyLevels;
-    const { levels, merge } = mergeOnNewHead(this.historyMode, before, b.header.level, b.info.last_allowed_fork_level, this.locator("savepoint"), this.locator("caboose"), reader);
+    const { levels, merge: computed } = mergeOnNewHead(this.historyMode, before, b.header.level, b.info.last_allowed_fork_level, this.locator("savepoint"), this.locator("caboose"), reader);
     if (levels === before) return [];
+    const pin = this.pinnedLevel();
+    const pinHash = pin === undefined ? undefined : reader.hashAt(pin);
+    const merge = computed && holdAtPin(computed, pin === undefined || pinHash === undefined ? undefined : { hash: pinHash, level: pin });
     this.pendingLevels = levels;
     const ops = [this.store.putChainData("history_levels", encodeHistoryLevels(levels))];
     if (merge !== undefined) {
@@ -375,6 +413,73 @@ export class Chain {
       return { ops: [...blocks.flatMap((h) => this.store.deleteBlock(h)), this.store.putChainData("known_heads", encodeHashes(heads))], blocks };
     }
     return undefined;
+  }
+
+  /**
+   * Puts the head back to `target`, a main-branch block (a sandbox revert): the blocks above it
+   * on the main branch and the branches forking above it are forgotten at once (no longer
+   * answered, counted for fork choice, nor built on; the pruner deletes them in the background),
+   * the level index ends at `target`, the checkpoint comes down to it when it was above (and the
+   * merges' bookkeeping to its lafl, `levelsAfterRevert`), and
+   * `extra` joins the same atomic write. The contexts are the store's own: nothing is replayed.
+   * The heads' watchers are told of `target`. The work grows with the forgotten blocks, not with
+   * the chain.
+   */
+  async revertTo(target: Block, extra: readonly WriteOp[] = []): Promise<void> {
+    while (this.storing !== undefined) await this.storing.catch(() => {});
+    if (this.block(target.hash) === undefined || !this.isOnMainBranch(target)) throw new RangeError(`Cannot revert to ${target.hash}: not a block of the main branch`);
+    const head = this.headBlock;
+    const level = target.header.level;
+    const forgotten = new Set(this.forgottenSet);
+    for (let l = level + 1; l <= head.header.level; l++) {
+      const hash = this.store.hashAtLevel(l);
+      if (hash !== undefined) forgotten.add(hash);
+    }
+    const heads = new Set<string>([target.hash]);
+    for (const hash of this.knownHeadSet) {
+      if (hash === head.hash || forgotten.has(hash)) continue;
+      const branch: string[] = [];
+      let cur = this.storedBlock(hash);
+      while (cur !== undefined && !this.isOnMainBranch(cur)) {
+        branch.push(cur.hash);
+        cur = this.storedBlock(cur.header.predecessor);
+      }
+      if (cur !== undefined && cur.header.level > level) for (const h of branch) forgotten.add(h);
+      else heads.add(hash);
+    }
+    const ops: WriteOp[] = [
+      this.store.putChainData("head", encodeBlockLocator(target.hash, level)),
+      ...this.store.truncateLevels(level),
+      this.store.putChainData("known_heads", encodeHashes(heads)),
+      this.store.putChainData("forgotten", encodeHashes(forgotten)),
+      ...extra,
+    ];
+    const levels = levelsAfterRevert(this.historyLevels, target.info.last_allowed_fork_level, this.locator("savepoint").level);
+    if (levels !== this.historyLevels) ops.push(this.store.putChainData("history_levels", encodeHistoryLevels(levels)));
+    const checkpoint = this.locator("checkpoint");
+    if (checkpoint.level > level) {
+      const at = Math.min(level, Math.max(target.info.last_allowed_fork_level, this.locator("savepoint").level, 0));
+      const hash = this.store.hashAtLevel(at);
+      if (hash !== undefined) ops.push(this.store.putChainData("checkpoint", encodeBlockLocator(hash, at)));
+    }
+    // the new state counts from now: a block being validated on a forgotten one is refused
+    this.headBlock = target;
+    this.knownHeadSet = heads;
+    this.forgottenSet = forgotten;
+    this.historyLevels = levels;
+    await this.store.kv.write(ops);
+    this.pruner.wake();
+    this.heads.notify(target);
+  }
+
+  /** The writes that delete a batch of forgotten blocks and drop them from the `forgotten` row; `undefined` when none. */
+  private forgottenBatch(): { ops: WriteOp[]; blocks: string[] } | undefined {
+    if (this.forgottenSet.size === 0) return undefined;
+    const blocks = [...this.forgottenSet].slice(0, 64);
+    const forgotten = new Set(this.forgottenSet);
+    for (const h of blocks) forgotten.delete(h);
+    // they stay forgotten in memory until their deletion is written (`forget` then drops them)
+    return { ops: [...blocks.flatMap((h) => this.store.deleteBlock(h)), this.store.putChainData("forgotten", encodeHashes(forgotten))], blocks };
   }
 
   /** Every block recorded as invalid. */

@@ -208,3 +208,33 @@ export function levelsAfterSwitch(
   const kept = to.mode === "rolling" ? (target === 0 ? [] : cycles.slice(-target)) : cycles;
   return { levels: { ...state, cycles: kept }, savepoint: newSavepoint, caboose: newCaboose };
 }
+
+/**
+ * `merge` with its savepoint and caboose held at `pin` where they would pass it: a sandbox
+ * snapshot's block keeps its metadata and its context (a root of the context collection, which
+ * keeps the savepoint's block and up) and stays above the caboose. The next merge after the pin
+ * is gone moves them on (`computeNewSavepoint` starts from the savepoint as it is).
+ */
+export function holdAtPin(merge: MergeResult, pin: Locator | undefined): MergeResult {
+  if (pin === undefined) return merge;
+  const savepoint = merge.savepoint.level > pin.level ? pin : merge.savepoint;
+  const caboose = merge.caboose.level > pin.level ? pin : merge.caboose;
+  return savepoint === merge.savepoint && caboose === merge.caboose ? merge : { ...merge, savepoint, caboose };
+}
+
+/**
+ * The bookkeeping after a sandbox revert to a block whose lafl is `targetLafl`: as if the merges
+ * of the forgotten blocks had gone no further than the target's branch allows (the
+ * highwatermark and the cemented cycles down to `targetLafl`, the floating floor down to the
+ * savepoint), so that the next merges follow the new blocks rather than wait for the chain to
+ * pass the forgotten head's level.
+ */
+export function levelsAfterRevert(state: HistoryLevels, targetLafl: number, savepointLevel: number): HistoryLevels {
+  const chw = state.cementingHighwatermark;
+  if (chw === undefined || chw <= targetLafl) return state;
+  return {
+    cementingHighwatermark: targetLafl,
+    cycles: state.cycles.filter(([, last]) => last <= targetLafl),
+    floatingFloor: Math.min(state.floatingFloor, savepointLevel),
+  };
+}

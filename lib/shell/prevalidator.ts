@@ -677,6 +677,8 @@ export class Prevalidator {
    */
   async pending(head: Block, options: PendingOptions = {}): Promise<Uint8Array[][]> {
     return await this.run(async () => {
+      // a head a sandbox revert forgot meanwhile: nothing to build on it
+      if (this.chain.block(head.hash) === undefined) return [];
       if (this.state?.head.hash !== head.hash) await this.flush(head, true);
       const s = this.state!;
       const quotas = s.protocol?.operationListQuota ?? [];
@@ -707,6 +709,24 @@ export class Prevalidator {
         passes[pass]!.push(op.bytes);
       }
       return passes;
+    });
+  }
+
+  /**
+   * Runs `move` (a sandbox revert moving the chain's head back) after every earlier request,
+   * then empties the mempool (every class, pending operations; bans stay) and builds the
+   * validation state on the chain's head: nothing of the forgotten blocks comes back, as it
+   * would with a branch switch's flush. Requests made meanwhile wait; a monitor stream ends.
+   */
+  reset(move: () => Promise<void>): Promise<void> {
+    return this.run(async () => {
+      await move();
+      this.pendingOps.clear();
+      this.classes.flush(true);
+      for (const map of [this.classes.refused, this.classes.outdated]) for (const e of [...map.values()]) this.classes.remove(e.op.hash);
+      this.stream.close();
+      this.stream = new Watcher<MempoolEvent>();
+      await this.setHead(this.chain.head);
     });
   }
 

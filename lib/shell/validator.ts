@@ -328,6 +328,11 @@ export class BlockValidator {
     };
   }
 
+  /** Forgets every built block (a sandbox revert: what was built on the forgotten blocks is not applied from memory). */
+  forgetBuilt(): void {
+    this.built.clear();
+  }
+
   /** Keeps a built block for its application, forgetting the oldest beyond {@link BUILT_BLOCKS_KEPT}. */
   private remember(shell: ShellHeader, built: Built): void {
     const key = toHex(encodeBinary(shellHeader, shell));

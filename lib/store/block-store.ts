@@ -98,7 +98,11 @@ export type ChainDataName =
   /** The history bookkeeping of `lib/shell/history-levels.ts` (cementing highwatermark, cycles, floating floor). */
   | "history_levels"
   /** How far the pruner went (`lib/store/pruner.ts`). */
-  | "pruned";
+  | "pruned"
+  /** Blocks a sandbox revert forgot, which the pruner deletes (`Chain.revertTo`). */
+  | "forgotten"
+  /** The sandbox's snapshots (`lib/sandbox/snapshots.ts`). */
+  | "sandbox_snapshots";
 
 const rawHash = (h: string) => b58decode(B58.blockHash, h);
 

@@ -13,6 +13,8 @@ import type { ShellView } from "./context.ts";
 import type { SandboxClock } from "../../sandbox/clock.ts";
 import { sandboxTimeServices } from "./sandbox-time.ts";
 import { impersonationServices, type ImpersonationView } from "./sandbox-impersonation.ts";
+import type { SandboxSnapshots } from "../../sandbox/snapshots.ts";
+import { sandboxSnapshotServices } from "./sandbox-snapshot.ts";
 import { sandboxStateServices, type StateView } from "./sandbox-state.ts";
 
 /** What the sandbox services act on. */
@@ -23,6 +25,8 @@ export interface SandboxView {
   readonly clock?: SandboxClock;
   /** The impersonated accounts and their records (`lib/sandbox/impersonation.ts`): `/sandbox/impersonat…` is served when it is given. */
   readonly impersonation?: Omit<ImpersonationView, "guard">;
+  /** The snapshots (`lib/sandbox/snapshots.ts`): `/sandbox/snapshot`, `/sandbox/revert` and `/sandbox/state` are served when they are given. */
+  readonly snapshots?: SandboxSnapshots;
   /** The state changes (`lib/sandbox/changes.ts`): `/sandbox/set_…` and `/sandbox/changes` are served when they are given. */
   readonly state?: Omit<StateView, "guard">;
 }
@@ -32,6 +36,7 @@ export function sandboxServices(view: SandboxView): Directory<void> {
   const dir = new Directory();
   if (view.clock !== undefined) dir.merge(sandboxTimeServices({ clock: view.clock, guard: view.guard }));
   if (view.impersonation !== undefined) dir.merge(impersonationServices({ ...view.impersonation, guard: view.guard }));
+  if (view.snapshots !== undefined) dir.merge(sandboxSnapshotServices({ shell: view.shell, guard: view.guard, snapshots: view.snapshots }));
   if (view.state !== undefined) dir.merge(sandboxStateServices({ ...view.state, guard: view.guard }));
   return dir;
 }
