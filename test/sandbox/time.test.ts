@@ -15,6 +15,7 @@ import * as assert from "uvu/assert";
 import type { Origination, Transaction } from "../../lib/encoding/hangzhou/operation.ts";
 import { toHex } from "../../lib/encoding/hex.ts";
 import { toRfc3339 } from "../../lib/encoding/time.ts";
+import { aclForAddress } from "../../lib/rpc/acl.ts";
 import { createRpcHandler } from "../../lib/rpc/handler.ts";
 import { sandboxTimeServices } from "../../lib/rpc/services/sandbox-time.ts";
 import { sandboxClock } from "../../lib/sandbox/clock.ts";
@@ -236,6 +237,17 @@ Time("a contract checking NOW against a future time in its storage fails before 
   assert.is(late.status, "applied", JSON.stringify(late.errors));
   assert.is(await headTime(node), notBefore + 1);
   assert.equal((await call(node, "GET", `/chains/main/blocks/head/context/contracts/${kt1}/storage`)).json, { string: toRfc3339(notBefore) });
+});
+
+Time("the default ACL answers the time services only on loopback: 401 on a public address, nothing changed", async ({ node }) => {
+  const open = aclForAddress([], "127.0.0.1", 8732);
+  const secure = aclForAddress([], "192.0.2.7", 8732);
+  const ask = (path: string, acl: typeof open, body?: unknown) =>
+    node.fetch(new Request(`http://localhost${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }), { acl });
+  assert.is((await ask("/sandbox/time/increase", secure, { seconds: 60 })).status, 401);
+  assert.is((await ask("/sandbox/time/set", secure, { timestamp: WALL_S + 600 })).status, 401);
+  assert.is((await ask("/sandbox/time", secure)).status, 401);
+  assert.equal(await (await ask("/sandbox/time", open)).json(), { timestamp: toRfc3339(WALL_S), offset: 0 });
 });
 
 Time.run();
