@@ -83,6 +83,10 @@ export interface CommandLine {
   readonly logFormat: LogFormat;
   /** `--print-protocol-parameters`: print the protocol parameters (the file's over the defaults) and exit. */
   readonly printProtocolParameters: boolean;
+  /** `--load-state FILE`: start from this state file (a snapshot), imported before the node starts. */
+  readonly loadState: string | undefined;
+  /** `--dump-state FILE`: write the chain's state (a snapshot) to this file at exit. */
+  readonly dumpState: string | undefined;
   /** The options the command line gave (the others have their defaults; a config file may set them). */
   readonly given: ReadonlySet<string>;
 }
@@ -131,6 +135,11 @@ Options:
   --data-dir DIR             Keep the chain in DIR (default ${DEFAULT_DATA_DIR}). One process per
                              data directory: a second one exits with an error.
   --memory                   Keep everything in memory; no data directory.
+  --load-state FILE          Start from a state file (GET /sandbox/state, --dump-state, snapshot
+                             export): imported into the data directory (or memory) first. A data
+                             directory holding another chain is refused.
+  --dump-state FILE          Write the chain's state at its head to FILE at exit (SIGINT,
+                             SIGTERM), once the baker stopped; FILE is replaced atomically.
   --history-mode MODE        archive, full[:N] or rolling[:N] (default: the data directory's;
                              full, with 5 additional cycles, for a new one).
                              full drops block metadata below the savepoint, rolling also the
@@ -194,7 +203,7 @@ type FlagName =
   | "--protocol-parameters" | "--cors-origin" | "--cors-header" | "--help"
   | "--net-addr" | "--peer" | "--no-bootstrap-peers" | "--private-mode" | "--connections" | "--expected-pow"
   | "--baker-keys" | "--synchronisation-threshold" | "--bootstrap-threshold" | "--sync-latency"
-  | "--log-level" | "-v" | "--log-format" | "--print-protocol-parameters";
+  | "--log-level" | "-v" | "--log-format" | "--print-protocol-parameters" | "--load-state" | "--dump-state";
 
 /** Each flag: the placeholder of its value (none for switches) and whether it may repeat. */
 const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
@@ -232,6 +241,8 @@ const FLAGS: Readonly<Record<FlagName, { value?: string; repeat?: true }>> = {
   "-v": {},
   "--log-format": { value: "FORMAT" },
   "--print-protocol-parameters": {},
+  "--load-state": { value: "FILE" },
+  "--dump-state": { value: "FILE" },
 };
 
 /** Short options and the long ones they stand for. */
@@ -343,6 +354,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       logLevel: seen.has("-v") ? "debug" : parseLogLevel(one("--log-level") ?? "info"),
       logFormat: parseLogFormat(one("--log-format") ?? "text"),
       printProtocolParameters: seen.has("--print-protocol-parameters"),
+      loadState: nonEmpty("--load-state", seen.get("--load-state") ?? [])[0],
+      dumpState: nonEmpty("--dump-state", seen.get("--dump-state") ?? [])[0],
       given: new Set(seen.keys()),
     },
   };

@@ -80,6 +80,19 @@ export async function run(commandLine: CommandLine, platform: RunPlatform): Prom
       fail(messageOf(error));
     }
   }
+  if (options.loadState !== undefined) {
+    // --load-state: the state file into the store before the node opens it (platform/state-file.ts)
+    const { loadState } = await import("./state-file.ts");
+    try {
+      const loaded = await loadState(options.loadState, store);
+      const h = loaded.header;
+      if (loaded.imported) log.info("state_loaded", { file: options.loadState, block: h.block_hash, block_level: h.level });
+      else log.info("state_already_loaded", { file: options.loadState, block: h.block_hash, head: loaded.head.hash, head_level: loaded.head.level });
+    } catch (error) {
+      await store.close().catch(() => {});
+      fail(messageOf(error));
+    }
+  }
 
   // P2P: the identity (read, or generated at first start as octez-node does) and the pool, which
   // starts once the RPC servers listen. A signal while the proof of work is searched stops cleanly.
@@ -126,6 +139,19 @@ export async function run(commandLine: CommandLine, platform: RunPlatform): Prom
     ...(pool === undefined ? {} : { p2p: pool }),
     log: sink,
   };
+  const dumpFile = options.dumpState;
+  if (dumpFile !== undefined) {
+    // --dump-state: the state at exit, once the baker has stopped (platform/state-file.ts)
+    nodeOptions.onClosing = async (state) => {
+      const { dumpState } = await import("./state-file.ts");
+      try {
+        const h = await dumpState(dumpFile, state);
+        log.info("state_dumped", { file: dumpFile, block: h.block_hash, block_level: h.level });
+      } catch (error) {
+        process.stderr.write(`${messageOf(error)}\n`);
+      }
+    };
+  }
   let node: TezosNode;
   // A write the store refuses (full disk, read-only device) ends the node: one line, exit 1; the
   // store keeps its last complete block for the next start.

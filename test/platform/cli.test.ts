@@ -45,6 +45,8 @@ test("parseArgs() with no argument gives octez-node's defaults", () => {
     logLevel: "info",
     logFormat: "text",
     printProtocolParameters: false,
+    loadState: undefined,
+    dumpState: undefined,
     given: new Set(),
   });
 });
@@ -100,6 +102,8 @@ test("parseArgs() reads every option, repeatable ones in order", () => {
       logLevel: "info",
       logFormat: "text",
       printProtocolParameters: false,
+      loadState: undefined,
+      dumpState: undefined,
       given: new Set(["--rpc-work-budget", "--rpc-addr", "--data-dir", "--bake", "--no-activate", "--history-mode", "--cors-origin", "--cors-header", "--protocol-parameters", "--allow-all-rpc", "--config-file", "--max-request-body", "--max-active-rpc-connections", "--max-rpc-streams", "--rpc-headers-timeout", "--rpc-idle-timeout", "--max-rpc-url-length"]),
     },
   );
@@ -264,6 +268,16 @@ test("parseArgs() reads --synchronisation-threshold (or octez-node's deprecated 
     assert.is(usageError([`--sync-latency=${text}`]), `Invalid --sync-latency "${text}": expected a whole number of seconds from 0 to 65535.`, text);
   }
   assert.is(usageError(["--sync-latency"]), "Option --sync-latency needs a value (SECONDS).");
+});
+
+test("parseArgs() reads --load-state FILE and --dump-state FILE (the same file may be both, as Anvil's --state)", () => {
+  const parsed = parseArgs(["--memory", "--load-state", "a.state", "--dump-state=a.state"]);
+  assert.ok(!parsed.help);
+  if (parsed.help) return;
+  assert.equal([parsed.options.loadState, parsed.options.dumpState], ["a.state", "a.state"]);
+  assert.is(usageError(["--load-state"]), "Option --load-state needs a value (FILE).");
+  assert.is(usageError(["--dump-state="]), 'Invalid --dump-state "": expected a non-empty value.');
+  assert.is(usageError(["--dump-state", "a", "--dump-state", "b"]), "Option --dump-state is given more than once.");
 });
 
 test.run();
