@@ -12,6 +12,7 @@ import { serve as serveNode } from "tezos-node-ts/serve/node";
 import { serve as serveBun } from "tezos-node-ts/serve/bun";
 import { serve as serveDeno } from "tezos-node-ts/serve/deno";
 import * as browser from "tezos-node-ts/browser";
+import { type Sandbox, startSandbox } from "tezos-node-ts/testing";
 
 const options: NodeOptions = { store: new MemoryStore(), historyMode: "rolling", bake: { mode: "interval", seconds: 2 } };
 const node: TezosNode = await createNode(options);
@@ -27,6 +28,13 @@ for (const serve of [serveNode, serveBun, serveDeno]) {
   await server.close();
   void url, port;
 }
+const sandbox: Sandbox = await startSandbox({ bake: { mode: "manual" } });
+const sandboxUrl: string = sandbox.url;
+const hashes: string[] = await sandbox.bake(2);
+const secret: string = sandbox.accounts[0]!.secretKey;
+const sandboxNode: TezosNode = sandbox.node;
+await sandbox.close();
+void sandboxUrl, hashes, secret, sandboxNode;
 const browserNode: TezosNode = await browser.createNode({ bake: { mode: "manual" } });
 const browserStore: KeyValueStore = await browser.openIndexedDbStore("x");
 await node.close();
@@ -34,6 +42,8 @@ void response, value, error, browserNode, browserStore;
 
 // @ts-expect-error: not a history mode
 await createNode({ historyMode: "everything" });
+// @ts-expect-error: a sandbox has its own memory store
+await startSandbox({ store: new MemoryStore() });
 // @ts-expect-error: the store needs a directory
 await openLmdbStore();
 // @ts-expect-error: a key is bytes

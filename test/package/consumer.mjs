@@ -150,6 +150,22 @@ for (const adapter of ["node", "bun", "deno"]) {
   });
 }
 
+await use("./testing", async () => {
+  const { startSandbox } = await import("tezos-node-ts/testing");
+  const sandbox = await startSandbox({ bake: { mode: "manual" } });
+  let port;
+  try {
+    port = Number(new URL(sandbox.url).port);
+    const res = await fetch(`${sandbox.url}/chains/main/blocks/head/header`);
+    const header = await res.json();
+    const baked = await sandbox.bake(2);
+    const after = await (await fetch(`${sandbox.url}/chains/main/blocks/head/hash`)).json();
+    return { url: sandbox.url, port, status: res.status, level: header.level, accounts: sandbox.accounts.map((a) => a.address), baked: baked.length, headAfter: after === baked[1] };
+  } finally {
+    await sandbox.close();
+  }
+});
+
 await use("./browser", async () => {
   const browser = await import("tezos-node-ts/browser");
   const exported = { createNode: typeof browser.createNode, openIndexedDbStore: typeof browser.openIndexedDbStore };

@@ -168,6 +168,14 @@ const CHECKS = {
     assert.equal(v.got, VALUE);
     assert.equal(v.reopened, VALUE);
   },
+  "./testing": (v) => {
+    assert.is(v.url, `http://127.0.0.1:${v.port}`);
+    assert.is(v.status, 200);
+    assert.is(v.level, 3);
+    assert.equal(v.accounts, ["tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx", "tz1gjaF81ZRRvdzjobyfVNsAeSC6PScjfQwN", "tz1faswCTDciRzE4oJ9jn2Vm2dvjeyA9fUzU", "tz1b7tUupMgCNw2cCLpKTkSD1NZzB5TkP2sv", "tz1ddb9NMYHZi5UzPdzTZMYQQZoMub195zgv"]);
+    assert.is(v.baked, 2);
+    assert.is(v.headAfter, true);
+  },
   "./browser": (v) => {
     assert.equal(v.exported, { createNode: "function", openIndexedDbStore: "function" });
     assert.is(v.level, 3);
@@ -339,6 +347,7 @@ test("types: tsc (NodeNext, strict) checks check.ts and the examples against the
 for (const [path, runtimeName] of [
   [".", "node24"], ["./stores/lmdb", "node24"], ["./stores/indexeddb", "node24"], ["./stores/memory", "node24"],
   ["./serve/node", "node24"], ["./serve/bun", "bun"], ["./serve/deno", "deno"], ["./browser", "node24"],
+  ["./testing", "node24"], ["./testing", "bun"], ["./testing", "deno"],
 ]) {
   test(`example of "tezos-node-ts${path.slice(1)}" runs under ${runtimeName}`, async () => {
     const file = (await examples()).find(([p]) => p === path)?.[1];
