@@ -8,7 +8,9 @@
  * (`readers.ts`, a node process, about 45 s), the P2P layer's handshakes, channel throughput and
  * proof-of-work rate under Node, Bun and Deno (`p2p.ts`, about 80 s), a node taking 1 000 blocks
  * from a peer beside its own validation of them and a block's latency over two hops (`sync.ts`,
- * about 55 s), `--help` against a bare start of each runtime (`startup.ts`, a few seconds). The load bench (`load.ts`, a node process under transfers for
+ * about 55 s), `--help` against a bare start of each runtime (`startup.ts`, a few seconds), `createNode` and
+ * `startSandbox()` from the process's chain template against a node without it (`create-node.ts`, a few
+ * seconds). The load bench (`load.ts`, a node process under transfers for
  * about a minute per mode), the RPC fuzzer (`fuzz.ts`, tens of thousands of bad requests) and the
  * edge worker in workerd (`edge.ts`) are not part of the default run: ask for them by name.
  *
@@ -27,6 +29,7 @@
  * npm run bench -- sync [blocks] [rounds]
  * npm run bench -- fuzz [--requests 50000] [--seed S] [--concurrency 4] [--only TEXT]   # bench/fuzz.ts
  * npm run bench -- startup [runs]   # bench/startup.ts: --help against a bare start of the runtime
+ * npm run bench -- create-node [count] # bench/create-node.ts: the first createNode, the next ones from its template, memory per node
  * npm run bench -- history [blocks] # bench/history.ts: bytes per block and pruning pauses per history mode
  * npm run bench -- snapshot [blocks] # bench/snapshot.ts: export, import and info speed (MB/s)
  * npm run bench -- edge [requests]   # bench/edge.ts: the edge worker in workerd beside this process
@@ -104,6 +107,11 @@ const BENCHES: Record<string, { readonly title: string; readonly inDefaultRun: b
     title: "Start-up (--help)",
     inDefaultRun: true,
     run: async ([runs]) => (await import("./startup.ts")).benchStartup(runs === undefined ? undefined : Number(runs)),
+  },
+  "create-node": {
+    title: "A chain per test (createNode, startSandbox)",
+    inDefaultRun: true,
+    run: async ([count]) => (await import("./create-node.ts")).benchCreateNode(count === undefined ? undefined : Number(count)),
   },
   snapshot: {
     title: "Snapshots",
