@@ -10,8 +10,9 @@
  *   `count` (50 by default), and their ratio to the reference;
  * - the same through `startSandbox()` (the node behind the runtime's HTTP server on a free port);
  * - the memory per live node: `count` nodes from the template held open at once, the heap and the
- *   byte arrays' buffers before and after, divided by `count` (after a collection when `gc` is exposed:
- *   `node --expose-gc --import tsx bench/create-node.ts`).
+ *   byte arrays' buffers before and after, divided by `count` (after a collection under Bun, or
+ *   when `gc` is exposed: `node --expose-gc --import tsx bench/create-node.ts`,
+ *   `deno run -A --v8-flags=--expose-gc bench/create-node.ts`).
  *
  * ```sh
  * npm run bench -- create-node [count]
@@ -51,7 +52,9 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /** The heap in use and the byte arrays' buffers (where stores keep their bytes), MiB. */
 function memory(): { heap: number; buffers: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+  const g = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (g.gc !== undefined) g.gc();
+  else g.Bun?.gc(true);
   const m = process.memoryUsage();
   return { heap: m.heapUsed / 1024 / 1024, buffers: m.arrayBuffers / 1024 / 1024 };
 }
@@ -114,7 +117,8 @@ export async function benchCreateNode(count = 50): Promise<CreateNodeFigures> {
   console.log(`  next nodes, p99                                 ${ms(figures.nextP99Ms)}  ${ratio(figures.nextP99Ms)}`);
   console.log(`  startSandbox() + a head over HTTP, p50          ${ms(figures.sandboxP50Ms)}  ${ratio(figures.sandboxP50Ms)}`);
   console.log(`  startSandbox() + a head over HTTP, p99          ${ms(figures.sandboxP99Ms)}  ${ratio(figures.sandboxP99Ms)}`);
-  const gc = (globalThis as { gc?: unknown }).gc === undefined ? " (no gc exposed: heap figures include garbage)" : "";
+  const exposed = (globalThis as { gc?: unknown; Bun?: unknown }).gc !== undefined || (globalThis as { Bun?: unknown }).Bun !== undefined;
+  const gc = exposed ? "" : " (no gc exposed: heap figures include garbage)";
   console.log(`  memory per live node: heap ${figures.heapPerNodeMiB.toFixed(2)} MiB, byte buffers ${figures.buffersPerNodeMiB.toFixed(2)} MiB${gc}`);
   return figures;
 }
