@@ -207,7 +207,7 @@ const PKCS8_PREFIX = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x0
 const signingKeys = new Map<string, Promise<CryptoKey>>();
 
 function signingKey(seed: Uint8Array): Promise<CryptoKey> {
-  const id = hexOf(seed);
+  const id = bytesToHex(seed);
   let key = signingKeys.get(id);
   if (key === undefined) {
     const pkcs8 = new Uint8Array(48);
@@ -218,12 +218,6 @@ function signingKey(seed: Uint8Array): Promise<CryptoKey> {
     signingKeys.set(id, key);
   }
   return key;
-}
-
-function hexOf(b: Uint8Array): string {
-  let s = "";
-  for (const x of b) s += x.toString(16).padStart(2, "0");
-  return s;
 }
 
 /**

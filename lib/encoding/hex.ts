@@ -17,10 +17,26 @@ function nibble(c: number): number {
  * @example toHex(Uint8Array.of(1, 171)) // "01ab"
  */
 export function toHex(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!];
-  return s;
+  if (bytes.length <= FLAT_BELOW) {
+    let s = "";
+    for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!];
+    return s;
+  }
+  // One flat string: a `+=` loop gives a tree of concatenations (some 30 objects for a 32-byte
+  // hash) that stays as is in a map key or a decoded context directory.
+  const digits = new Uint8Array(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    digits[2 * i] = DIGITS[b >> 4]!;
+    digits[2 * i + 1] = DIGITS[b & 15]!;
+  }
+  return ascii.decode(digits);
 }
+
+/** Byte counts whose hex is short enough for the engine to make one flat string of it (12 characters). */
+const FLAT_BELOW = 6;
+const DIGITS = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+const ascii = new TextDecoder();
 
 /** Bytes of a hex string (either case), or `undefined` if it is not one (odd length, bad digit). */
 export function tryFromHex(text: string): Uint8Array | undefined {

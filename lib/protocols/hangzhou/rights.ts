@@ -22,6 +22,7 @@ import { list } from "../../encoding/list.ts";
 import { obj, opt, req } from "../../encoding/object.ts";
 import { timestamp } from "../../encoding/time.ts";
 import { utf8 } from "../../encoding/bytes.ts";
+import { toHex } from "../../encoding/hex.ts";
 import { levelFromRaw, levelsInCycle, type CycleEras, type Level } from "./level.ts";
 import { initialize, int32Bytes, sequence, takeInt32 } from "./random.ts";
 import { earlierPredecessorTimestamp, minimalTime, type TimingConstants } from "./timing.ts";
@@ -72,7 +73,7 @@ export function levelRandom(seed: Uint8Array, kind: RightsKind, cyclePosition: n
  * The owner drawn from a level's random state for an offset (priority or slot): draws in
  * [0, snapshot.bound) from sequence(state, offset) until a roll with an owner comes up.
  */
-export function ownerFromLevelRandom(state: Uint8Array, snapshot: RollSnapshot, offset: number, stateKey: string = hexOf(state)): PublicKey {
+export function ownerFromLevelRandom(state: Uint8Array, snapshot: RollSnapshot, offset: number, stateKey: string = toHex(state)): PublicKey {
   const bound = snapshot.bound;
   if (typeof bound !== "number" || !Number.isInteger(bound)) throw new TypeError(`snapshot bound must be an integer, got ${String(bound)}`);
   if (bound <= 0) throw new RangeError(`snapshot bound must be positive, got ${bound}`);
@@ -112,14 +113,7 @@ class Draws {
 
 const DRAWS_CACHE_SIZE = 16_384;
 const drawsCache = new Map<string, Draws>();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-/** Hex of a random state, the draw cache's key prefix (computed once per level by callers that loop). */
-function hexOf(state: Uint8Array): string {
-  let key = "";
-  for (let i = 0; i < state.length; i++) key += HEX[state[i]!]!;
-  return key;
-}
 
 function drawsOf(state: Uint8Array, stateKey: string, offset: number, bound: number): Draws {
   const key = `${stateKey}:${offset}:${bound}`;
@@ -153,7 +147,7 @@ export function endorsementRightsOwner(src: RightsSource, level: Level, slot: nu
 /** The bakers of `level` by priority 0, 1, 2, … (`Baking.baking_priorities`), lazily and without end. */
 export function* bakingPriorities(src: RightsSource, level: Level): Generator<PublicKey, never, undefined> {
   const state = levelRandom(src.seed(level.cycle), "baking", level.cycle_position);
-  const key = hexOf(state);
+  const key = toHex(state);
   const snapshot = src.snapshot(level.cycle);
   for (let priority = 0; ; priority++) yield ownerFromLevelRandom(state, snapshot, priority, key);
 }
@@ -197,7 +191,7 @@ export function endorsementRights(src: RightsSource, level: Level, endorsersPerB
     throw new RangeError(`endorsers_per_block must be in [0, 65535], got ${endorsersPerBlock}`);
   }
   const state = levelRandom(src.seed(level.cycle), "endorsement", level.cycle_position);
-  const key = hexOf(state);
+  const key = toHex(state);
   const snapshot = src.snapshot(level.cycle);
   const memoKey = snapshot.id === undefined ? undefined : `${key}:${snapshot.bound}:${snapshot.id}:${endorsersPerBlock}`;
   const memo = memoKey === undefined ? undefined : rightsCache.get(memoKey);

@@ -10,6 +10,7 @@
  * decoded directories before it turned over; decoded, a node takes some 30 to 40 times its encoding.
  * @module
  */
+import { toHex } from "../../encoding/hex.ts";
 import type { KeyValueStore } from "../kv.ts";
 import { key, Table } from "../tables.ts";
 import { ContextCorruptionError, decodeNode, type DirNode, Flat, type Ref, Shard, type TreeNode } from "./node.ts";
@@ -101,8 +102,4 @@ export function commitKey(hash: Uint8Array): Uint8Array {
 }
 
 /** Lowercase hex of bytes (for messages). */
-export function hex(b: Uint8Array): string {
-  let s = "";
-  for (const x of b) s += x.toString(16).padStart(2, "0");
-  return s;
-}
+export const hex: (b: Uint8Array) => string = toHex;

@@ -23,6 +23,7 @@
  * @module
  */
 import { blake2b256 } from "../../crypto/blake2b.ts";
+import { toHex } from "../../encoding/hex.ts";
 
 /** Longest leaf stored inside its directory node rather than as a blob. */
 export const INLINE_MAX = 32;
@@ -347,10 +348,7 @@ function unpackName(r: ByteReader): string {
   if (c < NAME_LONG) return r.text(c);
   if (c === NAME_LONG) return r.text(r.varint());
   if (c === NAME_HEX) {
-    const b = r.take(r.varint());
-    let s = "";
-    for (const x of b) s += (x < 16 ? "0" : "") + x.toString(16);
-    return s;
+    return toHex(r.take(r.varint()));
   }
   const name = PACKED_NAMES[c - NAME_DICT];
   if (name === undefined) throw new ContextCorruptionError(`context node: unknown name code ${c}`);
