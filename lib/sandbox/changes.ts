@@ -15,7 +15,9 @@
  *    restart, agree with the block it built;
  * 3. once a block on that predecessor is the head's ancestor or the head, the changes are
  *    `applied` at its level and hash (or `skipped` with the error of a change that no longer
- *    held when it was written).
+ *    held when it was written);
+ * 4. if that block leaves the chain (a revert to a snapshot below it), they are `reverted`,
+ *    unbound from their predecessor: a block built on it again does not carry them.
  *
  * The records live in the store (`sandboxChanges`, one row per change: chain id + u32 id ->
  * JSON), so `GET /sandbox/changes` lists pending and applied changes after a restart too.
@@ -56,8 +58,12 @@ export interface ChangeRecord {
   readonly kind: SandboxChangeKind;
   readonly target: string;
   readonly value: Json;
-  /** `pending` until a block holds it; then `applied`, or `skipped` when it no longer held. */
-  readonly status: "pending" | "applied" | "skipped";
+  /**
+   * `pending` until a block holds it; then `applied`, or `skipped` when it no longer held; and
+   * `reverted` once that block has left the chain (a `/sandbox/revert` below it): the change is
+   * undone with it, as Anvil's revert undoes its `anvil_set*` calls, and never written again.
+   */
+  readonly status: "pending" | "applied" | "skipped" | "reverted";
   /** The level and hash of the block that holds it (applied or skipped). */
   readonly level?: number;
   readonly block?: string;
@@ -214,10 +220,20 @@ export class SandboxChanges {
     await this.writes;
   }
 
-  /** Marks the changes whose predecessor now has a successor on the main branch as applied (or skipped) there. */
+  /**
+   * Marks the changes whose predecessor now has a successor on the main branch as applied (or
+   * skipped) there, and those whose block left the chain as reverted.
+   */
   private async settle(): Promise<void> {
     const done: Row[] = [];
     for (const row of this.rows) {
+      if ((row.status === "applied" || row.status === "skipped") && this.leftChain(row)) {
+        row.status = "reverted";
+        delete row.predecessor;
+        delete row.outcome;
+        done.push(row);
+        continue;
+      }
       if (row.status !== "pending" || row.predecessor === undefined) continue;
       const pred = this.chain.block(row.predecessor);
       if (pred === undefined || !this.chain.isOnMainBranch(pred)) continue;
@@ -244,6 +260,17 @@ export class SandboxChanges {
     void (async () => {
       for await (const _ of heads) await this.settle();
     })();
+  }
+
+  /**
+   * Whether the block holding an applied change is no longer the chain's at its level: above the
+   * head, or another block there. A level pruned away (rolling mode) answers no block: kept.
+   */
+  private leftChain(row: Row): boolean {
+    if (row.level === undefined) return false;
+    if (row.level > this.chain.head.header.level) return true;
+    const there = this.chain.blockAtLevel(row.level);
+    return there !== undefined && there.hash !== row.block;
   }
 
   /** Whether a block is still on the main branch (a binding to a block that left it is dead). */

@@ -40,7 +40,7 @@ const RECORD_SCHEMA = {
     kind: { type: "string", enum: ["balance", "storage", "code", "delegate", "counter", "big_map_entry"] },
     target: { type: "string" },
     value: {},
-    status: { type: "string", enum: ["pending", "applied", "skipped"] },
+    status: { type: "string", enum: ["pending", "applied", "skipped", "reverted"] },
     level: { type: "integer" },
     block: { type: "string" },
     error: {},
@@ -114,7 +114,7 @@ export function sandboxStateServices(view: StateView): Directory<void> {
       method: "GET",
       path: ["sandbox", "changes"],
       description:
-        "Sandbox only (not an Octez service): the state changes queued through /sandbox/set_…, oldest first, with their status: pending, applied (with the level and hash of the block that holds it) or skipped (with the error of a change that no longer held when its block was built).",
+        "Sandbox only (not an Octez service): the state changes queued through /sandbox/set_…, oldest first, with their status: pending, applied (with the level and hash of the block that holds it), skipped (with the error of a change that no longer held when its block was built), or reverted (its block forgotten by /sandbox/revert).",
       output: changeRecords,
       handler: () => {
         guard.requireSandbox();
