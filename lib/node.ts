@@ -213,6 +213,8 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     else console.error(error.message);
   });
   const genesis = options.genesis ?? SANDBOX_GENESIS;
+  // a sandbox chain: the baker runs ahead of the clock, the /sandbox/… controls work (docs/sandbox.md)
+  const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
   const prepareGenesis = (ctx: Context) =>
     applyWrites(ctx, genesisContextWrites(genesis.protocol, { genesis_pubkey: genesis.genesisPubkey }));
   const historyMode = options.historyMode === undefined ? undefined : toHistoryMode(options.historyMode);
@@ -236,11 +238,11 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const sync = createSyncHeuristic({ ...limits, now });
   // the sandbox's impersonation waives signatures in its blocks and mempool (docs/sandbox.md)
   const impersonation = new Impersonation(kv, (h) => chain.block(h) !== undefined);
-  const waivers = genesis.chainName === SANDBOX_GENESIS.chainName ? impersonation : undefined;
+  const waivers = sandbox ? impersonation : undefined;
   // the sandbox's state changes, written into the next block the node builds (docs/sandbox.md, State)
   const changes = await SandboxChanges.open({
     chain,
-    writers: (p) => (genesis.chainName === SANDBOX_GENESIS.chainName && p === hangzhouProtocol.hash ? writeSandboxChanges : undefined),
+    writers: (p) => (sandbox && p === hangzhouProtocol.hash ? writeSandboxChanges : undefined),
     onQueued: () => baker?.notify(),
   });
   const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }), prepareContext: changes.prepareContext });
@@ -304,7 +306,6 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const p2p = options.p2p;
   // the sandbox baker runs ahead of the clock (README, Sandbox time): its followers take its
   // heads from that future; other chains keep Octez's 5 s rule
-  const sandbox = genesis.chainName === SANDBOX_GENESIS.chainName;
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)

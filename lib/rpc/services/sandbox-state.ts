@@ -60,7 +60,7 @@ export function sandboxStateServices(view: StateView): Directory<void> {
     const record = await changes.queue(change);
     return (view.bakesAtOnce() ? await changes.settled(record.id) : record) as unknown as Json;
   };
-  const NOTE = "Checked on the head at once (an error queues nothing), written into the next block the node bakes (at once in auto bake mode, the answer then waits for it). Refused while P2P peers are connected. Answers the change's record.";
+  const NOTE = "Checked on the head first: an error queues nothing. Written into the next block the node bakes; in auto bake mode that block is baked right away and the answer waits for it. Refused while P2P peers are connected. Answers the change's record.";
   return new Directory().register(
     service({
       method: "POST",
