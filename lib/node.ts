@@ -10,6 +10,7 @@ import { blake2bWasmReady } from "./crypto/blake2b.ts";
 import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.ts";
 import { activateProtocol } from "./baker/activate.ts";
 import { type Baker, createBaker, keyRing, selectBootstrapKeys } from "./baker/mod.ts";
+import { NotHangzhou } from "./baker/block.ts";
 import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
@@ -309,7 +310,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard, clock, impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" }, snapshots }))
+    .merge(sandboxServices({ shell, guard, clock, clockMoved: () => bakeInAutoMode(baker), impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" }, snapshots }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {
@@ -366,6 +367,19 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await kv.close();
     },
   };
+}
+
+/**
+ * In `auto` mode, bakes one block (a move of the sandbox clock: docs/sandbox.md); nothing in the
+ * other modes, nor before the protocol is activated.
+ */
+async function bakeInAutoMode(baker: Baker | undefined): Promise<void> {
+  if (baker?.mode.mode !== "auto") return;
+  try {
+    await baker.bake();
+  } catch (e) {
+    if (!(e instanceof NotHangzhou)) throw e;
+  }
 }
 
 /**

@@ -252,6 +252,69 @@ Time("the default ACL answers the time services only on loopback: 401 on a publi
 
 Time.run();
 
+const Auto = suite<{ node: TezosNode; wall: { ms: number } }>("sandbox time in auto bake mode");
+
+Auto.before.each(async (ctx) => {
+  ctx.wall = { ms: WALL_S * 1000 };
+  const wall = ctx.wall;
+  ctx.node = await createNode({ bake: { mode: "auto" }, now: () => wall.ms });
+});
+Auto.after.each(async (ctx) => {
+  await ctx.node.close();
+});
+
+/** Injects `contents` signed by bootstrap1 and waits (bounded) for the auto baker's block with it; the receipts. */
+async function injectAndWait(node: TezosNode, contents: (counter: bigint) => (Origination | Transaction)[]) {
+  const source = BOOTSTRAP[0]!;
+  const counter = BigInt((await call(node, "GET", `/chains/main/blocks/head/context/contracts/${source.pkh}/counter`)).json);
+  const branch = (await call(node, "GET", "/chains/main/blocks/head/hash")).json as string;
+  const injected = await call(node, "POST", "/injection/operation", JSON.stringify(toHex(await forge(source.sk, branch, contents(counter + 1n)))));
+  assert.is(injected.status, 200, injected.text);
+  for (let tries = 0; tries < 2000; tries++) {
+    const ops = (await call(node, "GET", "/chains/main/blocks/head/operations/3")).json as any[];
+    const op = ops.find((o) => o.hash === injected.json);
+    if (op !== undefined) return op.contents.map((c: any) => c.metadata.operation_result);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("the operation was not baked");
+}
+
+Auto("a move of the clock bakes a block at the moved time at once, so the next operation sees NOW moved", async ({ node }) => {
+  const notBefore = WALL_S + 3600;
+  const [originated] = await injectAndWait(node, (counter) => [
+    manager<Origination>({
+      kind: "origination",
+      source: BOOTSTRAP[0]!.pkh,
+      counter,
+      balance: 0n,
+      script: { code: parseAndExpand(NOT_BEFORE), storage: parseAndExpandExpression(String(notBefore)) },
+      gas_limit: 10_000n,
+      storage_limit: 1_000n,
+    }),
+  ]);
+  const kt1 = originated.originated_contracts[0] as string;
+  const callIt = (counter: bigint) => [
+    manager<Transaction>({ kind: "transaction", source: BOOTSTRAP[0]!.pkh, counter, amount: 0n, destination: kt1, parameters: { entrypoint: "default", value: { prim: "Unit" } }, gas_limit: 10_000n }),
+  ];
+  assert.is((await injectAndWait(node, callIt))[0].status, "failed", "NOW is before the stored time");
+
+  const { level } = (await call(node, "GET", "/chains/main/blocks/head/header")).json;
+  const r = await call(node, "POST", "/sandbox/time/increase", { seconds: 3600 });
+  assert.equal(r.json, { timestamp: toRfc3339(notBefore), offset: 3600 });
+  const header = (await call(node, "GET", "/chains/main/blocks/head/header")).json;
+  assert.equal([header.level, Date.parse(header.timestamp) / 1000], [level + 1, notBefore], "one block, at the moved time, before the answer");
+  const [late] = await injectAndWait(node, callIt);
+  assert.is(late.status, "applied", JSON.stringify(late.errors));
+
+  // time/set bakes too, at the time set
+  const set = await call(node, "POST", "/sandbox/time/set", { timestamp: notBefore + 500 });
+  assert.is(set.status, 200, set.text);
+  const after = (await call(node, "GET", "/chains/main/blocks/head/header")).json;
+  assert.equal([after.level, Date.parse(after.timestamp) / 1000], [level + 3, notBefore + 500]);
+});
+
+Auto.run();
+
 const Kept = suite("sandbox time kept");
 
 Kept("the offset is kept across a restart on LMDB: the next block after it is still at the moved time", async () => {

@@ -1,9 +1,13 @@
 /**
  * The sandbox clock's services (docs/sandbox.md, Time and baking): `GET /sandbox/time`,
  * `POST /sandbox/time/increase {"seconds": n}`, `POST /sandbox/time/set {"timestamp": t}`. Each
- * answers the clock's time and offset after the call. They change no block: the next block the
- * node bakes is timestamped at the moved time (at least its minimal valid time). Refused unless
- * the node runs a sandbox chain; they work while P2P peers are connected, as baking does.
+ * answers the clock's time and offset after the call. The next block the node bakes is
+ * timestamped at the moved time (at least its minimal valid time). Hangzhou's `NOW` is the
+ * predecessor's timestamp plus the minimal delay, so a contract sees the move from the block after
+ * that one: in `auto` bake mode, where nobody asks for blocks, a move bakes that block at once
+ * (the answer waits for it), and the next operation sees `NOW` at the moved time, as the next
+ * transaction does on Anvil after `evm_increaseTime`. Refused unless the node runs a sandbox
+ * chain; they work while P2P peers are connected, as baking does.
  *
  * The bodies are read as any JSON and checked here, so that a value out of place answers a
  * `sandbox.…` error naming it; a body that is not JSON at all answers 400, as for any service.
@@ -24,6 +28,8 @@ import { service } from "../service.ts";
 export interface SandboxTimeView {
   readonly clock: SandboxClock;
   readonly guard: SandboxGuard;
+  /** Called after each move: bakes a block at the moved time in `auto` mode (nothing in the others). */
+  readonly moved?: () => Promise<unknown>;
 }
 
 /** The clock's time (seconds, RFC 3339 in JSON) and its offset from the wall clock (seconds). */
@@ -49,6 +55,7 @@ const setBody = anyJson({
 /** The time services over `view`. */
 export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
   const { clock, guard } = view;
+  const moved = view.moved ?? (() => Promise.resolve());
   const state = () => ({ timestamp: Math.floor(clock.now() / 1000), offset: clock.offset() });
   return new Directory()
     .register(
@@ -69,7 +76,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
         method: "POST",
         path: ["sandbox", "time", "increase"],
         description:
-          'Sandbox only (not an Octez service): move the sandbox clock forward by `seconds` (a positive whole number), as Anvil\'s evm_increaseTime; the next block is timestamped accordingly. Body {"seconds": n}; answers the new time and offset.',
+          'Sandbox only (not an Octez service): move the sandbox clock forward by `seconds` (a positive whole number), as Anvil\'s evm_increaseTime; the next block is timestamped accordingly (in auto bake mode it is baked at once, so that the next operation sees NOW moved). Body {"seconds": n}; answers the new time and offset.',
         input: increaseBody,
         output: clockState,
         handler: async ({ body }) => {
@@ -78,6 +85,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           const n = typeof seconds === "number" ? seconds : typeof seconds === "string" && /^\d{1,16}$/.test(seconds) ? Number(seconds) : NaN;
           if (!Number.isSafeInteger(n)) throw new TezosError(invalidTimeIncrease.create({ seconds: preview(seconds) }));
           await clock.increase(n);
+          await moved();
           return state();
         },
       }),
@@ -87,7 +95,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
         method: "POST",
         path: ["sandbox", "time", "set"],
         description:
-          'Sandbox only (not an Octez service): set the sandbox clock to `timestamp` (RFC 3339 or integer seconds, as block headers show it), not before the head\'s timestamp, as Anvil\'s anvil_setTime; the clock runs on from there. Body {"timestamp": t}; answers the new time and offset.',
+          'Sandbox only (not an Octez service): set the sandbox clock to `timestamp` (RFC 3339 or integer seconds, as block headers show it), not before the head\'s timestamp, as Anvil\'s anvil_setTime; the clock runs on from there (in auto bake mode a block is baked at once at that time, as for time/increase). Body {"timestamp": t}; answers the new time and offset.',
         input: setBody,
         output: clockState,
         handler: async ({ body }) => {
@@ -96,6 +104,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           const seconds = typeof given === "number" ? given : typeof given === "string" ? parseTimestamp(given) : undefined;
           if (seconds === undefined || !Number.isSafeInteger(seconds)) throw new TezosError(invalidTimestamp.create({ timestamp: preview(given) }));
           await clock.set(seconds);
+          await moved();
           return state();
         },
       }),

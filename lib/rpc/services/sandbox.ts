@@ -23,6 +23,8 @@ export interface SandboxView {
   readonly guard: SandboxGuard;
   /** The sandbox clock (`lib/sandbox/clock.ts`): `/sandbox/time…` is served when it is given. */
   readonly clock?: SandboxClock;
+  /** Called after each move of the clock (`SandboxTimeView.moved`). */
+  readonly clockMoved?: () => Promise<unknown>;
   /** The impersonated accounts and their records (`lib/sandbox/impersonation.ts`): `/sandbox/impersonat…` is served when it is given. */
   readonly impersonation?: Omit<ImpersonationView, "guard">;
   /** The snapshots (`lib/sandbox/snapshots.ts`): `/sandbox/snapshot`, `/sandbox/revert` and `/sandbox/state` are served when they are given. */
@@ -34,7 +36,7 @@ export interface SandboxView {
 /** Every sandbox control of the node over `view`. */
 export function sandboxServices(view: SandboxView): Directory<void> {
   const dir = new Directory();
-  if (view.clock !== undefined) dir.merge(sandboxTimeServices({ clock: view.clock, guard: view.guard }));
+  if (view.clock !== undefined) dir.merge(sandboxTimeServices({ clock: view.clock, guard: view.guard, ...(view.clockMoved === undefined ? {} : { moved: view.clockMoved }) }));
   if (view.impersonation !== undefined) dir.merge(impersonationServices({ ...view.impersonation, guard: view.guard }));
   if (view.snapshots !== undefined) dir.merge(sandboxSnapshotServices({ shell: view.shell, guard: view.guard, snapshots: view.snapshots }));
   if (view.state !== undefined) dir.merge(sandboxStateServices({ ...view.state, guard: view.guard }));
