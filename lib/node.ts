@@ -244,7 +244,6 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   const changes = await SandboxChanges.open({
     chain,
     writers: (p) => (sandbox && p === hangzhouProtocol.hash ? writeSandboxChanges : undefined),
-    onQueued: () => baker?.notify(),
   });
   const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }), prepareContext: changes.prepareContext });
   // the sandbox's snapshots pin their blocks from the first head on (docs/sandbox.md)
@@ -310,7 +309,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   network = p2p === undefined ? undefined : joinNetwork({ chain, validator, prevalidator, protocols, pool: p2p, now: clock.now, workers, isBootstrapped: () => sync.isBootstrapped(), onPeerHead: (timestamp, peerId) => sync.update({ timestamp, peerId }), ...(sandbox ? { maxFutureS: Infinity } : {}) });
   const guard = sandboxGuard({ sandbox, chainName: genesis.chainName, peers: () => p2p?.connections().length ?? 0 });
   const directory = nodeDirectory(shell, p2p)
-    .merge(sandboxServices({ shell, guard, clock, clockMoved: () => bakeInAutoMode(baker), impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakesAtOnce: () => baker?.mode.mode === "auto" }, snapshots }))
+    .merge(sandboxServices({ shell, guard, clock, clockMoved: () => bakeInAutoMode(baker), impersonation: { impersonation, reclassifyMempool: () => prevalidator.reclassify() }, state: { changes, bakeInAutoMode: () => bakeInAutoMode(baker) }, snapshots }))
     .merge(operationInjectionServices(shell, prevalidator))
     .merge(mempoolServices(shell, prevalidator, { hash: hangzhouMempoolPlugin.protocol, dataCodec: hangzhouMempoolPlugin.dataCodec }));
   const handler = nodeRpcHandler(directory, {
@@ -370,15 +369,18 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
 }
 
 /**
- * In `auto` mode, bakes one block (a move of the sandbox clock: docs/sandbox.md); nothing in the
- * other modes, nor before the protocol is activated.
+ * In `auto` mode, bakes one block (after a sandbox control: a move of the clock, a state change;
+ * docs/sandbox.md) and answers true; nothing in the other modes, nor before the protocol is
+ * activated (false).
  */
-async function bakeInAutoMode(baker: Baker | undefined): Promise<void> {
-  if (baker?.mode.mode !== "auto") return;
+async function bakeInAutoMode(baker: Baker | undefined): Promise<boolean> {
+  if (baker?.mode.mode !== "auto") return false;
   try {
     await baker.bake();
+    return true;
   } catch (e) {
-    if (!(e instanceof NotHangzhou)) throw e;
+    if (e instanceof NotHangzhou) return false;
+    throw e;
   }
 }
 

@@ -92,8 +92,6 @@ export interface SandboxChangesOptions {
   readonly chain: Chain;
   /** The writer of the protocol whose blocks follow a block (its `next_protocol`), if it takes changes. */
   readonly writers: (protocol: string) => ChangeWriter | undefined;
-  /** Told when a change is queued (the node asks its baker for a block in `auto` mode). */
-  readonly onQueued?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -103,7 +101,6 @@ const decoder = new TextDecoder();
 export class SandboxChanges {
   private readonly chain: Chain;
   private readonly writers: SandboxChangesOptions["writers"];
-  private readonly onQueued: () => void;
   private readonly chainIdBytes: Uint8Array;
   private readonly rows: Row[];
   private readonly waiting = new Map<number, { resolve: (r: ChangeRecord) => void; reject: (e: unknown) => void }[]>();
@@ -115,7 +112,6 @@ export class SandboxChanges {
   private constructor(options: SandboxChangesOptions, rows: Row[]) {
     this.chain = options.chain;
     this.writers = options.writers;
-    this.onQueued = options.onQueued ?? (() => {});
     this.chainIdBytes = b58decode(B58.chainId, options.chain.chainId);
     this.rows = rows;
   }
@@ -160,7 +156,6 @@ export class SandboxChanges {
     };
     this.rows.push(row);
     await this.write([row]);
-    this.onQueued();
     return recordOf(row);
   }
 

@@ -232,7 +232,7 @@ S("refused while peers are connected (and on a chain that is not a sandbox)", as
     let queued = 0;
     const changes = { queue: async () => (queued++, { id: 1 }), list: () => [], settled: async () => ({}) } as unknown as SandboxChanges;
     for (const [sandbox, peers, id] of [[true, 2, "sandbox.peers_connected"], [false, 0, "sandbox.not_a_sandbox"]] as const) {
-      const handler = nodeRpcHandler(sandboxStateServices({ guard: sandboxGuard({ sandbox, peers: () => peers }), changes, bakesAtOnce: () => false }), {});
+      const handler = nodeRpcHandler(sandboxStateServices({ guard: sandboxGuard({ sandbox, peers: () => peers }), changes, bakeInAutoMode: () => Promise.resolve(false) }), {});
       const res = await handler(new Request("http://localhost/sandbox/set_balance", { method: "POST", body: JSON.stringify({ address: FRESH, balance: "1" }), headers: { "content-type": "application/json" } }));
       assert.is(res.status, 500);
       assert.match(await res.text(), id);

@@ -28,8 +28,12 @@ import { service } from "../service.ts";
 export interface StateView {
   readonly guard: SandboxGuard;
   readonly changes: SandboxChanges;
-  /** Whether a queued change is baked at once (`auto` mode): the answer then waits for its block. */
-  readonly bakesAtOnce: () => boolean;
+  /**
+   * Bakes a block at once when the node bakes in `auto` mode, and answers whether it did: the
+   * answer then tells the change as that block holds it. A failed bake is the request's error
+   * (the change stays queued for the next block).
+   */
+  readonly bakeInAutoMode: () => Promise<boolean>;
 }
 
 /** A change as `GET /sandbox/changes` lists it (JSON as it is: its value is a number string, Micheline or an object). */
@@ -58,7 +62,7 @@ export function sandboxStateServices(view: StateView): Directory<void> {
   const queue = async (change: SandboxChange): Promise<Json> => {
     guard.requireNoPeers();
     const record = await changes.queue(change);
-    return (view.bakesAtOnce() ? await changes.settled(record.id) : record) as unknown as Json;
+    return ((await view.bakeInAutoMode()) ? await changes.settled(record.id) : record) as unknown as Json;
   };
   const NOTE = "Checked on the head first: an error queues nothing. Written into the next block the node bakes; in auto bake mode that block is baked right away and the answer waits for it. Refused while P2P peers are connected. Answers the change's record.";
   return new Directory().register(
