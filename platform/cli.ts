@@ -119,7 +119,8 @@ Options:
   --config-file FILE         Octez-style configuration: data-dir, rpc.listen-addrs, rpc.acl,
                              rpc.cors-origin, rpc.cors-headers, p2p.listen-addr,
                              p2p.bootstrap-peers, p2p.expected-proof-of-work, p2p.private-mode,
-                             p2p.limits. Command-line options win.
+                             p2p.limits, shell.history_mode, shell.chain_validator.
+                             Command-line options win.
   --max-request-body BYTES   Largest RPC request body read (default 8388608); larger: 413.
   --rpc-work-budget SECONDS  Work one RPC call may take (default 5): Michelson runs and rights
                              past it answer node.rpc.work_budget_exceeded.
@@ -314,7 +315,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   }
   const thresholdFlag = seen.has("--bootstrap-threshold") ? "--bootstrap-threshold" : "--synchronisation-threshold";
   if (seen.has("-v") && seen.has("--log-level")) throw new UsageError("Options -v and --log-level cannot be used together.");
-  if (seen.has("--force-history-mode-switch") && !seen.has("--history-mode")) {
+  // (with --config-file, its shell.history_mode may name the mode: checked once the file is read)
+  if (seen.has("--force-history-mode-switch") && !seen.has("--history-mode") && !seen.has("--config-file")) {
     throw new UsageError("Option --force-history-mode-switch needs --history-mode: the mode to switch to.");
   }
   return {

@@ -10,13 +10,16 @@
  *            "acl": [{ "address": "0.0.0.0:8732", "blacklist": ["POST /injection/block"] }] },
  *   "p2p": { "listen-addr": "127.0.0.1:19732", "bootstrap-peers": ["127.0.0.1:19733"],
  *            "expected-proof-of-work": 0, "private-mode": true,
- *            "limits": { "min-connections": 1, "expected-connections": 2, "max-connections": 3 } } }
+ *            "limits": { "min-connections": 1, "expected-connections": 2, "max-connections": 3 } },
+ *   "shell": { "history_mode": { "rolling": { "additional_cycles": 2 } },
+ *              "chain_validator": { "synchronisation_threshold": 2, "latency": 150 } } }
  * ```
  * @module
  */
 import { readFile } from "node:fs/promises";
 import type { P2pPoint } from "../lib/p2p/encoding/point.ts";
 import { type AclEntry, parseAclPolicy } from "../lib/rpc/acl.ts";
+import { type HistoryMode, historyModeFromJson } from "../lib/shell/history-mode.ts";
 import { parseExpectedPow, parseNetAddr, parsePeer, parseRpcAddr, type RpcAddr, UsageError } from "./cli.ts";
 
 /** What a configuration file sets. */
@@ -30,6 +33,19 @@ export interface ConfigFile {
   readonly aclJson?: readonly unknown[];
   /** What the `p2p` section sets. */
   readonly p2p: P2pConfig;
+  /** What the `shell` section sets. */
+  readonly shell: ShellConfig;
+}
+
+/**
+ * The `shell` section (Octez's `shell`): the history mode and the chain validator's
+ * synchronisation heuristic, each only when the file sets it. Octez's other shell limits
+ * (`peer_validator`, `block_validator`, `prevalidator`) are refused: this node has its own.
+ */
+export interface ShellConfig {
+  readonly historyMode?: HistoryMode;
+  readonly synchronisationThreshold?: number;
+  readonly syncLatency?: number;
 }
 
 /** The `p2p` section: each field only when the file sets it. */
@@ -52,7 +68,8 @@ export interface LimitsConfig {
   readonly authenticationTimeoutMs?: number;
 }
 
-const TOP = new Set(["data-dir", "rpc", "p2p"]);
+const TOP = new Set(["data-dir", "rpc", "p2p", "shell"]);
+const SHELL = new Set(["history_mode", "chain_validator"]);
 const RPC = new Set(["listen-addrs", "acl", "cors-origin", "cors-headers"]);
 const P2P = new Set(["listen-addr", "bootstrap-peers", "expected-proof-of-work", "private-mode", "limits"]);
 /** `p2p.limits` counts: Octez's JSON name, ours, and the largest value its encoding takes (uint16, uint8). */
@@ -126,7 +143,47 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     ...(origins === undefined ? {} : { corsOrigins: origins }),
     ...(headers === undefined ? {} : { corsHeaders: headers }),
     p2p: parseP2pSection(top["p2p"], fail),
+    shell: parseShellSection(top["shell"], fail),
   };
+}
+
+/**
+ * The `shell` section with Octez's encodings: `history_mode` as `/config/history_mode` shows it
+ * ("archive", "full", "rolling", or `{"full"|"rolling": {"additional_cycles": N}}`), and
+ * `chain_validator` as `{synchronisation_threshold (uint8), latency (uint16)}` or the
+ * deprecated `{bootstrap_threshold}`; `fail` for anything else.
+ */
+function parseShellSection(section: unknown, fail: (why: string) => never): ShellConfig {
+  if (section === undefined) return {};
+  if (section === null || typeof section !== "object" || Array.isArray(section)) return fail(`"shell" must be an object`);
+  const sh = section as Record<string, unknown>;
+  for (const k of Object.keys(sh)) if (!SHELL.has(k)) fail(`unknown or unsupported field "shell.${k}" (this node reads shell.${[...SHELL].join(", shell.")})`);
+  const out: { -readonly [K in keyof ShellConfig]: ShellConfig[K] } = {};
+  if (sh["history_mode"] !== undefined) {
+    const mode = historyModeFromJson(sh["history_mode"]);
+    if (mode === undefined) fail(`"shell.history_mode" must be "archive", "full", "rolling" or {"full"|"rolling": {"additional_cycles": N}}`);
+    out.historyMode = mode;
+  }
+  const cv = sh["chain_validator"];
+  if (cv !== undefined) {
+    if (cv === null || typeof cv !== "object" || Array.isArray(cv)) return fail(`"shell.chain_validator" must be an object`);
+    const c = cv as Record<string, unknown>;
+    const legacy = Object.keys(c).length === 1 && c["bootstrap_threshold"] !== undefined;
+    for (const k of Object.keys(c)) {
+      if (!legacy && k !== "synchronisation_threshold" && k !== "latency") fail(`unknown or unsupported field "shell.chain_validator.${k}" (this node reads synchronisation_threshold and latency, or the deprecated bootstrap_threshold alone)`);
+    }
+    const int = (name: string, max: number): number | undefined => {
+      const v = c[name];
+      if (v === undefined) return undefined;
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > max) fail(`"shell.chain_validator.${name}" must be an integer from 0 to ${max}`);
+      return v as number;
+    };
+    const threshold = legacy ? int("bootstrap_threshold", 255) : int("synchronisation_threshold", 255);
+    const latency = int("latency", 65535);
+    if (threshold !== undefined) out.synchronisationThreshold = threshold;
+    if (latency !== undefined) out.syncLatency = latency;
+  }
+  return out;
 }
 
 /** The `p2p` section, with Octez's types and bounds; `fail` for anything wrong. */

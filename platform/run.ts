@@ -340,10 +340,16 @@ async function withConfigFile(options: CommandLine): Promise<{ options: CommandL
     ...options,
     ...(!given("--rpc-addr") && config.rpcAddrs !== undefined && config.rpcAddrs.length > 0 ? { rpcAddrs: config.rpcAddrs } : {}),
     ...(!given("--data-dir") && !given("--memory") && config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
+    ...(!given("--history-mode") && config.shell.historyMode !== undefined ? { historyMode: config.shell.historyMode } : {}),
+    ...(!given("--synchronisation-threshold") && !given("--bootstrap-threshold") && config.shell.synchronisationThreshold !== undefined ? { synchronisationThreshold: config.shell.synchronisationThreshold } : {}),
+    ...(!given("--sync-latency") && config.shell.syncLatency !== undefined ? { syncLatency: config.shell.syncLatency } : {}),
     cors: {
       origins: given("--cors-origin") ? options.cors.origins : (config.corsOrigins ?? options.cors.origins),
       headers: given("--cors-header") ? options.cors.headers : (config.corsHeaders ?? options.cors.headers),
     },
   };
+  if (merged.forceHistoryModeSwitch && merged.historyMode === undefined) {
+    fail("Option --force-history-mode-switch needs --history-mode (or shell.history_mode in the configuration file): the mode to switch to.");
+  }
   return { options: merged, policy: [...allowAll, ...config.acl], file: config };
 }

@@ -115,7 +115,9 @@ export function historyModeFromJson(json: unknown): HistoryMode | undefined {
   const keys = Object.keys(json);
   if (keys.length !== 1 || (keys[0] !== "full" && keys[0] !== "rolling")) return undefined;
   const inner = (json as Record<string, unknown>)[keys[0]!];
-  if (typeof inner !== "object" || inner === null || Object.keys(inner).length !== 1) return undefined;
+  if (typeof inner !== "object" || inner === null || Array.isArray(inner)) return undefined;
+  if (Object.keys(inner).length === 0) return { mode: keys[0] }; // Octez's `dft`: the default cycles
+  if (Object.keys(inner).length !== 1) return undefined;
   const n = (inner as Record<string, unknown>)["additional_cycles"];
   if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > MAX_ADDITIONAL_CYCLES) return undefined;
   return { mode: keys[0], additionalCycles: n };
