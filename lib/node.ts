@@ -11,13 +11,14 @@ import { applyWrites, genesisContextWrites } from "./protocols/genesis/context.t
 import { activateProtocol } from "./baker/activate.ts";
 import { type Baker, createBaker, keyRing, selectBootstrapKeys } from "./baker/mod.ts";
 import { NotHangzhou } from "./baker/block.ts";
+import { startEndorser } from "./baker/endorser.ts";
 import type { Json } from "./encoding/codec.ts";
 import { genesisProtocol } from "./protocols/genesis/protocol.ts";
 import { hangzhouProtocol } from "./protocols/hangzhou/protocol.ts";
 import { sandboxParameters } from "./protocols/hangzhou/sandbox-parameters.ts";
 import { parseProtocolParameters } from "./protocols/hangzhou/constants.ts";
 import { hangzhouRpc } from "./rpc/services/hangzhou/mod.ts";
-import type { Protocol } from "./shell/protocol.ts";
+import type { Protocol, ShellOperation } from "./shell/protocol.ts";
 import { genesisRpc } from "./rpc/services/genesis.ts";
 import { BlockValidator } from "./shell/validator.ts";
 import { NodeWorkers } from "./shell/workers-view.ts";
@@ -271,8 +272,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     plugins: (h) => plugins.get(h),
     now: clock.now,
     ...(waivers === undefined ? {} : { signatureWaived: waivers.building }),
-    onApplied: () => {
-      baker?.notify();
+    onApplied: (op) => {
+      // endorsements alone ask for no block: on a network they arrive at every head, and an
+      // auto baker would answer each with a new head
+      if (!isEndorsement(op.shell)) baker?.notify();
       network?.chainValidator.mempoolChanged();
     },
   });
@@ -292,6 +295,10 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     ...(options.log === undefined ? {} : { onError: (e: unknown) => log.error("baker_failed", { msg: e instanceof Error ? e.message : String(e) }) }),
   });
   await baker.start();
+  // a node of a network holding some of the delegates (--baker-keys) endorses every new head
+  // through its mempool, as Octez's endorser daemon, so that the other nodes' blocks hold them
+  // (a node holding every key endorses in its own blocks, as before: docs/baker.md)
+  const endorser = options.p2p === undefined || options.bakerKeys === undefined ? undefined : startEndorser({ chain, keys: keyRing(keys), inject: (bytes) => prevalidator.inject(bytes), log });
   if (templateKey !== undefined && template === undefined && !failed) keepChainTemplate(templateKey, store as MemoryStore, chain);
   // the workers' records; `workers.chainValidator` is the chain validator's (workers-view.ts)
   const workers = new NodeWorkers({
@@ -358,6 +365,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       network?.close();
       stopSyncEvents();
       await p2p?.close();
+      await endorser?.stop();
       await prevalidator.stop();
       await workers.close();
       await changes.close();
@@ -366,6 +374,15 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
       await kv.close();
     },
   };
+}
+
+/** Whether an operation is a consensus operation (an endorsement: Hangzhou's validation pass 0). */
+function isEndorsement(op: ShellOperation): boolean {
+  try {
+    return hangzhouProtocol.acceptablePasses(op)[0] === 0;
+  } catch {
+    return false; // not Hangzhou's: the mempool applied it under another protocol
+  }
 }
 
 /**

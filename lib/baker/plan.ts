@@ -117,6 +117,21 @@ function checkSeconds(what: string, t: number): number {
   return t;
 }
 
+/**
+ * The held delegates with endorsing rights at `level` (H's level, read on the context `pc`
+ * prepared for the level after it), with their slots: what a block on H includes of them, and
+ * what an endorser on a network injects for H.
+ */
+export function heldEndorsements(pc: ProtoContext, level: number, keys: ReadonlyMap<string, HeldKey>): PlannedEndorsement[] {
+  const out: PlannedEndorsement[] = [];
+  const rights = endorsementRights(contextRightsSource(pc), levelFromRaw(pc.eras, level), pc.constants.endorsers_per_block);
+  for (const [pkh, { slots }] of rights) {
+    const k = keys.get(pkh);
+    if (k !== undefined) out.push({ key: k, slots });
+  }
+  return out;
+}
+
 /** Decides the next block on H (see the module documentation). */
 export function planBlock(input: PlanInput): BlockPlan {
   const { head, keys } = input;
@@ -152,17 +167,8 @@ export function planBlock(input: PlanInput): BlockPlan {
     throw new NoBakingRights(`None of the held keys may bake level ${level.level} at priorities 0..${maxPriority}`);
   }
 
-  const endorsements: PlannedEndorsement[] = [];
-  let endorsingPower = 0;
-  if (head.endorsable) {
-    const rights = endorsementRights(src, levelFromRaw(pc.eras, head.level), c.endorsers_per_block);
-    for (const [pkh, { slots }] of rights) {
-      const k = keys.get(pkh);
-      if (k === undefined) continue;
-      endorsements.push({ key: k, slots });
-      endorsingPower += slots.length;
-    }
-  }
+  const endorsements = head.endorsable ? heldEndorsements(pc, head.level, keys) : [];
+  const endorsingPower = endorsements.reduce((sum, e) => sum + e.slots.length, 0);
 
   const revelations: PlannedRevelation[] = [];
   if (level.cycle >= 1 && input.nonce !== undefined) {
