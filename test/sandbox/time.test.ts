@@ -183,46 +183,55 @@ Time("the time services are listed by /describe as sandbox-only services", async
 /** `parameter unit; storage timestamp`: fails unless NOW is at or past the stored time. */
 const NOT_BEFORE = "parameter unit; storage timestamp; code { CDR; DUP; NOW; COMPARE; GE; IF {} {FAIL}; NIL operation; PAIR }";
 
-/** Injects `contents` signed by bootstrap1 and bakes them; the receipts of the operation's contents. */
-async function injectAndBake(node: TezosNode, contents: (counter: bigint) => (Origination | Transaction)[]) {
+/** bootstrap1's origination of {@link NOT_BEFORE} with `notBefore` (seconds) in its storage. */
+const originateNotBefore = (notBefore: number) => (counter: bigint) => [
+  manager<Origination>({
+    kind: "origination",
+    source: BOOTSTRAP[0]!.pkh,
+    counter,
+    balance: 0n,
+    script: { code: parseAndExpand(NOT_BEFORE), storage: parseAndExpandExpression(String(notBefore)) },
+    gas_limit: 10_000n,
+    storage_limit: 1_000n,
+  }),
+];
+
+/** bootstrap1's call of the contract `kt1` with Unit. */
+const callOf = (kt1: string) => (counter: bigint) => [
+  manager<Transaction>({ kind: "transaction", source: BOOTSTRAP[0]!.pkh, counter, amount: 0n, destination: kt1, parameters: { entrypoint: "default", value: { prim: "Unit" } }, gas_limit: 10_000n }),
+];
+
+/** Injects `contents` signed by bootstrap1 (at its next counter); the operation's hash. */
+async function inject(node: TezosNode, contents: (counter: bigint) => (Origination | Transaction)[]): Promise<string> {
   const source = BOOTSTRAP[0]!;
   const counter = BigInt((await call(node, "GET", `/chains/main/blocks/head/context/contracts/${source.pkh}/counter`)).json);
   const branch = (await call(node, "GET", "/chains/main/blocks/head/hash")).json as string;
   const injected = await call(node, "POST", "/injection/operation", JSON.stringify(toHex(await forge(source.sk, branch, contents(counter + 1n)))));
   assert.is(injected.status, 200, injected.text);
-  await bakeOne(node);
+  return injected.json as string;
+}
+
+/** The results of operation `hash`'s contents if the head holds it. */
+async function resultsInHead(node: TezosNode, hash: string): Promise<any[] | undefined> {
   const ops = (await call(node, "GET", "/chains/main/blocks/head/operations/3")).json as any[];
-  const op = ops.find((o) => o.hash === injected.json);
-  assert.ok(op, "the operation is in the block");
-  return op.contents.map((c: any) => c.metadata.operation_result);
+  return ops.find((o) => o.hash === hash)?.contents.map((c: any) => c.metadata.operation_result);
+}
+
+/** Injects `contents` signed by bootstrap1 and bakes them; the receipts of the operation's contents. */
+async function injectAndBake(node: TezosNode, contents: (counter: bigint) => (Origination | Transaction)[]) {
+  const hash = await inject(node, contents);
+  await bakeOne(node);
+  const results = await resultsInHead(node, hash);
+  assert.ok(results, "the operation is in the block");
+  return results!;
 }
 
 Time("a contract checking NOW against a future time in its storage fails before time/increase and succeeds after", async ({ node }) => {
   const notBefore = WALL_S + 3600;
-  const [originated] = await injectAndBake(node, (counter) => [
-    manager<Origination>({
-      kind: "origination",
-      source: BOOTSTRAP[0]!.pkh,
-      counter,
-      balance: 0n,
-      script: { code: parseAndExpand(NOT_BEFORE), storage: parseAndExpandExpression(String(notBefore)) },
-      gas_limit: 10_000n,
-      storage_limit: 1_000n,
-    }),
-  ]);
+  const [originated] = await injectAndBake(node, originateNotBefore(notBefore));
   assert.is(originated.status, "applied");
   const kt1 = originated.originated_contracts[0] as string;
-  const callIt = (counter: bigint) => [
-    manager<Transaction>({
-      kind: "transaction",
-      source: BOOTSTRAP[0]!.pkh,
-      counter,
-      amount: 0n,
-      destination: kt1,
-      parameters: { entrypoint: "default", value: { prim: "Unit" } },
-      gas_limit: 10_000n,
-    }),
-  ];
+  const callIt = callOf(kt1);
   const [early] = await injectAndBake(node, callIt);
   assert.is(early.status, "failed");
   assert.ok(early.errors.some((e: { id: string }) => e.id === "proto.011-PtHangz2.michelson_v1.script_rejected"), JSON.stringify(early.errors));
@@ -265,15 +274,10 @@ Auto.after.each(async (ctx) => {
 
 /** Injects `contents` signed by bootstrap1 and waits (bounded) for the auto baker's block with it; the receipts. */
 async function injectAndWait(node: TezosNode, contents: (counter: bigint) => (Origination | Transaction)[]) {
-  const source = BOOTSTRAP[0]!;
-  const counter = BigInt((await call(node, "GET", `/chains/main/blocks/head/context/contracts/${source.pkh}/counter`)).json);
-  const branch = (await call(node, "GET", "/chains/main/blocks/head/hash")).json as string;
-  const injected = await call(node, "POST", "/injection/operation", JSON.stringify(toHex(await forge(source.sk, branch, contents(counter + 1n)))));
-  assert.is(injected.status, 200, injected.text);
+  const hash = await inject(node, contents);
   for (let tries = 0; tries < 2000; tries++) {
-    const ops = (await call(node, "GET", "/chains/main/blocks/head/operations/3")).json as any[];
-    const op = ops.find((o) => o.hash === injected.json);
-    if (op !== undefined) return op.contents.map((c: any) => c.metadata.operation_result);
+    const results = await resultsInHead(node, hash);
+    if (results !== undefined) return results;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error("the operation was not baked");
@@ -281,21 +285,9 @@ async function injectAndWait(node: TezosNode, contents: (counter: bigint) => (Or
 
 Auto("a move of the clock bakes a block at the moved time at once, so the next operation sees NOW moved", async ({ node }) => {
   const notBefore = WALL_S + 3600;
-  const [originated] = await injectAndWait(node, (counter) => [
-    manager<Origination>({
-      kind: "origination",
-      source: BOOTSTRAP[0]!.pkh,
-      counter,
-      balance: 0n,
-      script: { code: parseAndExpand(NOT_BEFORE), storage: parseAndExpandExpression(String(notBefore)) },
-      gas_limit: 10_000n,
-      storage_limit: 1_000n,
-    }),
-  ]);
+  const [originated] = await injectAndWait(node, originateNotBefore(notBefore));
   const kt1 = originated.originated_contracts[0] as string;
-  const callIt = (counter: bigint) => [
-    manager<Transaction>({ kind: "transaction", source: BOOTSTRAP[0]!.pkh, counter, amount: 0n, destination: kt1, parameters: { entrypoint: "default", value: { prim: "Unit" } }, gas_limit: 10_000n }),
-  ];
+  const callIt = callOf(kt1);
   assert.is((await injectAndWait(node, callIt))[0].status, "failed", "NOW is before the stored time");
 
   const { level } = (await call(node, "GET", "/chains/main/blocks/head/header")).json;

@@ -31,6 +31,16 @@ export async function sandbox() {
   return node;
 }
 
+/** One call of a sandbox control (`/sandbox/…`) on the shared node; the JSON answer, or a thrown error naming it. */
+export async function control(method, path, body) {
+  const { url } = await sandbox();
+  const init = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
+  const res = await fetch(`${url}${path}`, init);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
 /** Stops the shared node if it was started. */
 export async function stopSandbox() {
   if (node !== undefined) await (await node).stop();

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { explained, rejection } from "./contracts-michelson.mjs";
+import { control } from "./helpers.mjs";
 
 /** bootstrap1's public key (Octez's sandbox). */
 const BOOTSTRAP1_PK = "edpkuBknW28nW72KG6RoHtYW7p12T6GKc7nAbwYX5m8Wd9sDVC9yav";
@@ -20,16 +21,6 @@ export default function scenario({ suite, assert, sandbox, version, formatSignat
   const { BOOTSTRAP, balanceOf, bounded, testKey, toolkit } = sandbox;
   const test = suite(`Taquito ${version} sandbox impersonation`);
   const bootstrap1 = BOOTSTRAP[0];
-
-  /** One call of the shared node's sandbox services; the JSON answer, or a thrown error naming it. */
-  async function control(method, path, body) {
-    const { url } = await sandbox.sandbox();
-    const init = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-    const res = await fetch(`${url}${path}`, init);
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text);
-  }
 
   /** A signer that claims bootstrap1 and signs anything with random bytes. */
   const bogusSigner = {

@@ -5,22 +5,13 @@
  * and the toolkit goes on transferring from there. Reverting only forgets what this file did
  * after its own snapshot: the other files' blocks, earlier, stay.
  */
+import { control } from "./helpers.mjs";
 
 /** Defines and runs this scenario with one Taquito version's modules. */
 export default function scenario({ suite, assert, sandbox, version }) {
   const { BOOTSTRAP, balanceOf, bounded, testKey, toolkit } = sandbox;
   const test = suite(`Taquito ${version} sandbox snapshot`);
   const bootstrap1 = BOOTSTRAP[0];
-
-  /** One call of the shared node's sandbox services; the JSON answer, or a thrown error naming it. */
-  async function control(method, path, body) {
-    const { url } = await sandbox.sandbox();
-    const init = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-    const res = await fetch(`${url}${path}`, init);
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text);
-  }
 
   test("snapshot, Taquito transfers, revert: balances and head are back, and transfers go on", bounded("sandbox snapshot", async () => {
     const tezos = await toolkit(bootstrap1.sk);

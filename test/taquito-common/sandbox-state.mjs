@@ -5,21 +5,12 @@
  * of that amount, less what the fees and the receiver's allocation need, succeeds from the
  * account (its reveal included).
  */
+import { control } from "./helpers.mjs";
 
 /** Defines and runs this scenario with one Taquito version's modules. */
 export default function scenario({ suite, assert, sandbox, version }) {
   const { ALLOCATION_BURN, balanceOf, bounded, feesOf, testKey, toolkit } = sandbox;
   const test = suite(`Taquito ${version} sandbox state`);
-
-  /** One call of the shared node's sandbox services; the JSON answer, or a thrown error naming it. */
-  async function control(method, path, body) {
-    const { url } = await sandbox.sandbox();
-    const init = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-    const res = await fetch(`${url}${path}`, init);
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text);
-  }
 
   test("set_balance of a fresh account, then a Taquito transfer of that amount (less fees) from it", bounded("sandbox state", async () => {
     const { sk, pkh } = await testKey("ed25519", `sandbox state sender ${version}`);

@@ -8,6 +8,7 @@
  * The clock of the shared node is only moved forward, which the other files do not mind.
  */
 import { explained, originatorOf, rejection } from "./contracts-michelson.mjs";
+import { control } from "./helpers.mjs";
 
 /** `parameter unit; storage timestamp`: fails unless NOW is at or past the stored time. */
 const NOT_BEFORE = "parameter unit; storage timestamp; code { CDR; DUP; NOW; COMPARE; GE; IF {} {FAIL}; NIL operation; PAIR }";
@@ -17,16 +18,6 @@ export default function scenario({ suite, assert, sandbox, version }) {
   const { BOOTSTRAP, bounded, toolkit } = sandbox;
   const test = suite(`Taquito ${version} sandbox time`);
   const originator = originatorOf(sandbox, BOOTSTRAP[3], "sandbox time originator");
-
-  /** One call of the shared node's sandbox services; the JSON answer, or a thrown error naming it. */
-  async function control(method, path, body) {
-    const { url } = await sandbox.sandbox();
-    const init = body === undefined ? { method } : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-    const res = await fetch(`${url}${path}`, init);
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text);
-  }
 
   test("a call checking NOW is refused before time/increase and applied after it", bounded("sandbox time", explained(async () => {
     const account = await originator();
