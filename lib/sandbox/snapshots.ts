@@ -20,8 +20,7 @@
  * ```
  * @module
  */
-import { int31 } from "../encoding/integers.ts";
-import { int32 } from "../encoding/integers.ts";
+import { int31, int32 } from "../encoding/integers.ts";
 import { string } from "../encoding/bytes.ts";
 import { decodeBinary, encodeBinary } from "../encoding/codec.ts";
 import { blockHash } from "../encoding/hashes.ts";
