@@ -273,9 +273,9 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
     now: clock.now,
     ...(waivers === undefined ? {} : { signatureWaived: waivers.building }),
     onApplied: (op) => {
-      // endorsements alone ask for no block: on a network they arrive at every head, and an
-      // auto baker would answer each with a new head
-      if (!isEndorsement(op.shell)) baker?.notify();
+      // on a network, endorsements alone ask for no block: they arrive at every head (the
+      // endorsers of the other nodes), and an auto baker would answer each with a new head
+      if (options.p2p === undefined || !isEndorsement(op.shell)) baker?.notify();
       network?.chainValidator.mempoolChanged();
     },
   });

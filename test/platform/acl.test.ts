@@ -131,7 +131,7 @@ acl("a bad config file is refused in one line naming the field", async () => {
   try {
     for (const [config, message] of [
       [{ rpc: { acl: [{ address: "0.0.0.0", whitelist: ["FETCH /x"] }] } }, /^Invalid --config-file ".*": rpc\.acl\[0\]\.whitelist\[0\]: invalid method in ACL matcher "FETCH \/x"\.\n$/],
-      [{ log: {} }, /^Invalid --config-file ".*": unknown or unsupported field "log" \(this node reads data-dir, rpc, p2p\)\.\n$/],
+      [{ log: {} }, /^Invalid --config-file ".*": unknown or unsupported field "log" \(this node reads data-dir, rpc, p2p, shell\)\.\n$/],
     ] as [unknown, RegExp][]) {
       writeFileSync(file, JSON.stringify(config));
       const node = npmStart(["--config-file", file, "--memory"]);
