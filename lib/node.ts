@@ -248,7 +248,7 @@ export async function createNode(options: NodeOptions = {}): Promise<TezosNode> 
   });
   const validator = new BlockValidator(chain, (h) => embedded.get(h), { now, log, ...(waivers === undefined ? {} : { signatures: waivers }), prepareContext: changes.prepareContext });
   // the sandbox's snapshots pin their blocks from the first head on (docs/sandbox.md)
-  const snapshots = SandboxSnapshots.open({ chain, mempool: { reset: (move) => prevalidator.reset(move) }, validator });
+  const snapshots = SandboxSnapshots.open({ chain, mempool: { reset: (move) => prevalidator.reset(move) }, validator, clock });
   const rpcs = new Map([genesisRpc(clock.now), hangzhouRpc(clock.now)].map((r) => [r.hash, r]));
   const blockRpc = (h: string) => rpcs.get(h);
   if (options.protocolParameters !== undefined) checkParameters(options.protocolParameters);

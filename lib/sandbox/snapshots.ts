@@ -2,8 +2,10 @@
  * The sandbox's snapshots (`POST /sandbox/snapshot`, `POST /sandbox/revert`), as Anvil's
  * `evm_snapshot` and `evm_revert`: a snapshot names the head of the moment; reverting to it puts
  * the head back there (`Chain.revertTo`: the later blocks are forgotten at once, the Merkle
- * store's contexts are the state, nothing is replayed), empties the mempool and forgets the
- * validator's built blocks. Reverting consumes the snapshot and every one taken after it; an
+ * store's contexts are the state, nothing is replayed), empties the mempool, forgets the
+ * validator's built blocks, and sets the sandbox clock back to the time it showed when the
+ * snapshot was taken (as Hardhat's `evm_revert`; not before the head's timestamp), from which it
+ * runs on: a test that reverts starts again from the same time. Reverting consumes the snapshot and every one taken after it; an
  * unknown id is refused and changes nothing.
  *
  * The snapshots are kept in the chain data (`sandbox_snapshots`), written with the head in one
@@ -13,7 +15,7 @@
  *
  * @example
  * ```ts
- * const snapshots = await SandboxSnapshots.open({ chain, mempool: prevalidator, validator });
+ * const snapshots = SandboxSnapshots.open({ chain, mempool: prevalidator, validator, clock });
  * const { id } = await snapshots.take(); // "0x1"
  * // … blocks …
  * await snapshots.revert(id);            // the head is back, the mempool empty
@@ -24,6 +26,7 @@ import { int31, int32 } from "../encoding/integers.ts";
 import { string } from "../encoding/bytes.ts";
 import { decodeBinary, encodeBinary } from "../encoding/codec.ts";
 import { blockHash } from "../encoding/hashes.ts";
+import { timestamp } from "../encoding/time.ts";
 import { list } from "../encoding/list.ts";
 import { obj, req } from "../encoding/object.ts";
 import { defineError, TezosError } from "../errors/registry.ts";
@@ -54,15 +57,19 @@ export interface SnapshotsOptions {
   readonly mempool: { reset(move: () => Promise<void>): Promise<void> };
   /** The block validator: its built blocks are forgotten. */
   readonly validator: { forgetBuilt(): void };
+  /** The sandbox clock (`lib/sandbox/clock.ts`): read at a snapshot, set back at its revert. */
+  readonly clock: { now(): number; set(seconds: number): Promise<unknown> };
 }
 
 interface Entry {
   readonly n: number;
   readonly block: string;
   readonly level: number;
+  /** The sandbox clock when it was taken, seconds. */
+  readonly time: number;
 }
 
-const rowCodec = obj(req("next", int31), req("snapshots", list(obj(req("n", int31), req("block", blockHash), req("level", int32)))));
+const rowCodec = obj(req("next", int31), req("snapshots", list(obj(req("n", int31), req("block", blockHash), req("level", int32), req("time", timestamp)))));
 
 const idOf = (n: number) => `0x${n.toString(16)}`;
 
@@ -111,7 +118,7 @@ export class SandboxSnapshots {
   /** Takes a snapshot of the current head; resolves once it is durable. */
   async take(): Promise<SandboxSnapshot> {
     const head = this.#options.chain.head;
-    const entry: Entry = { n: this.#next, block: head.hash, level: head.header.level };
+    const entry: Entry = { n: this.#next, block: head.hash, level: head.header.level, time: Math.floor(this.#options.clock.now() / 1000) };
     const entries = [...this.#entries, entry];
     // counted at once, so that a merge written meanwhile already holds at it
     this.#entries = entries;
@@ -125,8 +132,9 @@ export class SandboxSnapshots {
    * @throws TezosError `sandbox.unknown_snapshot` (nothing changed).
    */
   async revert(id: string): Promise<SandboxSnapshot> {
-    const { chain, mempool, validator } = this.#options;
+    const { chain, mempool, validator, clock } = this.#options;
     let reverted: SandboxSnapshot | undefined;
+    let time = 0;
     await mempool.reset(async () => {
       // looked up in the mempool's turn: a revert just before may have consumed it
       const n = numberOf(id);
@@ -137,8 +145,10 @@ export class SandboxSnapshots {
       await chain.revertTo(target, [this.#row(this.#next, kept)]);
       this.#entries = kept;
       reverted = { id: idOf(entry.n), block: entry.block, level: entry.level };
+      time = Math.max(entry.time, target.header.timestamp);
     });
     validator.forgetBuilt();
+    await clock.set(time);
     return reverted!;
   }
 

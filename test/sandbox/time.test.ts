@@ -248,6 +248,29 @@ Time("a contract checking NOW against a future time in its storage fails before 
   assert.equal((await call(node, "GET", `/chains/main/blocks/head/context/contracts/${kt1}/storage`)).json, { string: toRfc3339(notBefore) });
 });
 
+Time("a revert sets the clock back to the time of its snapshot, from which it runs on (as Hardhat's evm_revert)", async ({ node, wall }) => {
+  await bakeOne(node);
+  const snapshot = (await call(node, "POST", "/sandbox/snapshot")).json;
+  assert.equal((await call(node, "GET", "/sandbox/time")).json, { timestamp: toRfc3339(WALL_S), offset: 0 });
+  // the sandbox's first blocks run a few seconds ahead of this fixed wall clock: the clock is set
+  // back to the snapshot's time, but never before its head
+  const back = Math.max(WALL_S, await headTime(node));
+  await call(node, "POST", "/sandbox/time/increase", { seconds: 3600 });
+  await bakeOne(node);
+  wall.ms += 100_000; // the wall clock ran on meanwhile
+  const r = await call(node, "POST", "/sandbox/revert", { id: snapshot.id });
+  assert.is(r.status, 200, r.text);
+  assert.equal((await call(node, "GET", "/sandbox/time")).json, { timestamp: toRfc3339(back), offset: back - (WALL_S + 100) });
+  wall.ms += 5_000;
+  assert.is((await bakeOne(node)).time, back + 5, "the next block is at that time plus what ran since the revert");
+  // a snapshot whose head is ahead of the clock: the clock goes back to that head, not before
+  assert.is((await bakeOne(node)).time, back + 6, "a second after the previous block, ahead of the clock");
+  const second = (await call(node, "POST", "/sandbox/snapshot")).json;
+  await bakeOne(node);
+  await call(node, "POST", "/sandbox/revert", { id: second.id });
+  assert.is((await call(node, "GET", "/sandbox/time")).json.timestamp, toRfc3339(back + 6));
+});
+
 Time("the default ACL answers the time services only on loopback: 401 on a public address, nothing changed", async ({ node }) => {
   const open = aclForAddress([], "127.0.0.1", 8732);
   const secure = aclForAddress([], "192.0.2.7", 8732);

@@ -85,8 +85,9 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           const n = typeof seconds === "number" ? seconds : typeof seconds === "string" && /^\d{1,16}$/.test(seconds) ? Number(seconds) : NaN;
           if (!Number.isSafeInteger(n)) throw new TezosError(invalidTimeIncrease.create({ seconds: preview(seconds) }));
           await clock.increase(n);
+          const answer = state(); // the clock as moved, not as it reads after a bake that took a while
           await moved();
-          return state();
+          return answer;
         },
       }),
     )
@@ -104,8 +105,9 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           const seconds = typeof given === "number" ? given : typeof given === "string" ? parseTimestamp(given) : undefined;
           if (seconds === undefined || !Number.isSafeInteger(seconds)) throw new TezosError(invalidTimestamp.create({ timestamp: preview(given) }));
           await clock.set(seconds);
+          const answer = state(); // the clock as moved, not as it reads after a bake that took a while
           await moved();
-          return state();
+          return answer;
         },
       }),
     );
