@@ -51,3 +51,13 @@ export function iterativeJsonText(value: Json): string {
   }
   return out.join("");
 }
+
+/**
+ * A short text of a value for an error message: its JSON text (however deep), cut to `max`
+ * characters with "..." when longer; "absent" for `undefined`.
+ */
+export function jsonPreview(value: Json | undefined, max = 80): string {
+  if (value === undefined) return "absent";
+  const text = stringifyJson(value);
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

@@ -21,6 +21,8 @@
  * @module
  */
 import { B58, b58decode, b58encode, b58tryDecode } from "../encoding/base58.ts";
+import type { Json } from "../encoding/codec.ts";
+import { jsonPreview } from "../encoding/json-text.ts";
 import { obj, req } from "../encoding/object.ts";
 import { string } from "../encoding/bytes.ts";
 import { defineError, TezosError } from "../errors/registry.ts";
@@ -61,7 +63,6 @@ export interface ImpersonatedOperation {
  * `sandbox.impersonation.originated_contract` otherwise.
  */
 export function implicitAccount(address: unknown): string {
-  const text = typeof address === "string" ? address : JSON.stringify(address) ?? String(address);
   if (typeof address === "string") {
     try {
       return formatPublicKeyHash(parsePublicKeyHash(address));
@@ -70,7 +71,9 @@ export function implicitAccount(address: unknown): string {
     }
     if (b58tryDecode(B58.contractHash, address) !== undefined) throw new TezosError(originatedContract.create({ address }));
   }
-  throw new TezosError(invalidAddress.create({ address: text }));
+  // shown as given (a long text cut short; another value as its JSON text, however deep)
+  const shown = typeof address !== "string" ? jsonPreview(address as Json) : address.length > 80 ? `${address.slice(0, 77)}...` : address;
+  throw new TezosError(invalidAddress.create({ address: shown }));
 }
 
 const utf8 = new TextEncoder();

@@ -271,6 +271,16 @@ Time("a revert sets the clock back to the time of its snapshot, from which it ru
   assert.is((await call(node, "GET", "/sandbox/time")).json.timestamp, toRfc3339(back + 6));
 });
 
+Time("a value nested 100 000 levels deep is refused with the service's error, cut short, not an internal error (seen by the RPC fuzz)", async ({ node }) => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  for (const [path, field, id] of [["/sandbox/time/increase", "seconds", "sandbox.invalid_time_increase"], ["/sandbox/time/set", "timestamp", "sandbox.invalid_timestamp"]] as const) {
+    const r = await call(node, "POST", path, `{"${field}":${deep}}`);
+    assert.is(r.status, 500, r.text);
+    assert.equal(r.json, [{ kind: "permanent", id, [field]: `${"[".repeat(77)}...` }]);
+  }
+  assert.equal((await call(node, "GET", "/sandbox/time")).json, { timestamp: toRfc3339(WALL_S), offset: 0 });
+});
+
 Time("the default ACL answers the time services only on loopback: 401 on a public address, nothing changed", async ({ node }) => {
   const open = aclForAddress([], "127.0.0.1", 8732);
   const secure = aclForAddress([], "192.0.2.7", 8732);

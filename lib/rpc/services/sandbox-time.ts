@@ -14,6 +14,7 @@
  * @module
  */
 import type { Json } from "../../encoding/codec.ts";
+import { jsonPreview } from "../../encoding/json-text.ts";
 import { float } from "../../encoding/integers.ts";
 import { obj, req } from "../../encoding/object.ts";
 import { parseTimestamp, timestamp } from "../../encoding/time.ts";
@@ -83,7 +84,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           guard.requireSandbox();
           const seconds = field(body, "seconds");
           const n = typeof seconds === "number" ? seconds : typeof seconds === "string" && /^\d{1,16}$/.test(seconds) ? Number(seconds) : NaN;
-          if (!Number.isSafeInteger(n)) throw new TezosError(invalidTimeIncrease.create({ seconds: preview(seconds) }));
+          if (!Number.isSafeInteger(n)) throw new TezosError(invalidTimeIncrease.create({ seconds: jsonPreview(seconds) }));
           await clock.increase(n);
           const answer = state(); // the clock as moved, not as it reads after a bake that took a while
           await moved();
@@ -103,7 +104,7 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
           guard.requireSandbox();
           const given = field(body, "timestamp");
           const seconds = typeof given === "number" ? given : typeof given === "string" ? parseTimestamp(given) : undefined;
-          if (seconds === undefined || !Number.isSafeInteger(seconds)) throw new TezosError(invalidTimestamp.create({ timestamp: preview(given) }));
+          if (seconds === undefined || !Number.isSafeInteger(seconds)) throw new TezosError(invalidTimestamp.create({ timestamp: jsonPreview(given) }));
           await clock.set(seconds);
           const answer = state(); // the clock as moved, not as it reads after a bake that took a while
           await moved();
@@ -116,11 +117,4 @@ export function sandboxTimeServices(view: SandboxTimeView): Directory<void> {
 /** The member `name` of a JSON object body (undefined when absent or not an object). */
 function field(body: Json, name: string): Json | undefined {
   return body !== null && typeof body === "object" && !Array.isArray(body) ? body[name] : undefined;
-}
-
-/** A short text of a JSON value for an error ("absent" when there is none). */
-function preview(value: Json | undefined): string {
-  if (value === undefined) return "absent";
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
