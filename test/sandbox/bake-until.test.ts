@@ -9,18 +9,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { MAX_BAKE_COUNT } from "../../lib/baker/baker.ts";
 import { createNode, type TezosNode } from "../../lib/node.ts";
-
-async function call(node: TezosNode, method: string, path: string) {
-  const res = await node.fetch(new Request(`http://localhost${path}`, { method }));
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
-}
+import { call } from "./support.ts";
 
 const headLevel = async (node: TezosNode): Promise<number> => (await call(node, "GET", "/chains/main/blocks/head/header")).json.level;
 
@@ -47,7 +36,7 @@ Until("the sandbox has 8 blocks a cycle, the first cycle starting at level 1, an
 
 Until("until_level=L bakes until the head is at L and answers those blocks, oldest first", async ({ node }) => {
   const r = await call(node, "POST", "/sandbox/bake?until_level=6");
-  assert.is(r.status, 200, r.text);
+  assert.is(r.status, 200, JSON.stringify(r.json));
   assert.is(r.json.length, 3);
   assert.equal(await levelsOf(node, r.json), [4, 5, 6]);
   assert.is(await headLevel(node), 6);
@@ -58,7 +47,7 @@ Until("until_level=L bakes until the head is at L and answers those blocks, olde
 
 Until("until_cycle_end bakes to the last level of the cycle (8, then 16, 24): the head ends the cycle", async ({ node }) => {
   const first = await call(node, "POST", "/sandbox/bake?until_cycle_end");
-  assert.is(first.status, 200, first.text);
+  assert.is(first.status, 200, JSON.stringify(first.json));
   assert.equal(await levelsOf(node, first.json), [4, 5, 6, 7, 8]);
   let info = (await call(node, "GET", "/chains/main/blocks/head/metadata")).json.level_info;
   assert.equal({ level: info.level, cycle: info.cycle, cycle_position: info.cycle_position }, { level: 8, cycle: 0, cycle_position: 7 });
@@ -89,7 +78,7 @@ Until("a level that is not a natural number is refused with 400, as a bad count"
   for (const q of ["-1", "abc", "1.5", "", "4294967296"]) {
     const r = await call(node, "POST", `/sandbox/bake?until_level=${q}`);
     assert.is(r.status, 400, q);
-    assert.match(r.text, /until_level/);
+    assert.match(String(r.json), /until_level/);
   }
   assert.is((await call(node, "POST", "/sandbox/bake?until_cycle_end=maybe")).status, 400);
   assert.is(await headLevel(node), 3);
@@ -107,7 +96,7 @@ Until("count, until_level and until_cycle_end are exclusive: sandbox.conflicting
   }
   // a flag given as false is absent
   const r = await call(node, "POST", "/sandbox/bake?count=2&until_cycle_end=false");
-  assert.is(r.status, 200, r.text);
+  assert.is(r.status, 200, JSON.stringify(r.json));
   assert.is(await headLevel(node), 5);
 });
 

@@ -5,24 +5,12 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createNode, type TezosNode } from "../../lib/node.ts";
+import { createNode } from "../../lib/node.ts";
 import { closeAll, startPool, until } from "../p2p/pool-support.ts";
-
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { call } from "./support.ts";
 
 const BOOTSTRAP1 = "tz1KqTpEZ7Yob7QbPE4Hy4Wo8fHG8LhKxZSx";
 const FRESH = "tz1burnburnburnburnburnburnburjAYjjX";
-
-async function call(node: TezosNode, method: string, path: string, body?: unknown): Promise<{ status: number; json: Any }> {
-  const init: RequestInit = { method };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { "content-type": "application/json" };
-  }
-  const res = await node.fetch(new Request(`http://localhost${path}`, init));
-  const text = await res.text();
-  return { status: res.status, json: text === "" ? null : JSON.parse(text) };
-}
 
 const test = suite("sandbox controls with a P2P peer connected");
 test.after(async () => {

@@ -9,7 +9,7 @@ import { Directory } from "../../lib/rpc/directory.ts";
 import { nodeRpcHandler } from "../../lib/rpc/services/mod.ts";
 import { sandboxSnapshotServices } from "../../lib/rpc/services/sandbox-snapshot.ts";
 import { sandboxGuard } from "../../lib/sandbox/guard.ts";
-import { BOOTSTRAP1, FRESH, bake, balance, call, get, head, inject, signedTransfer } from "./snapshot-revert-support.ts";
+import { BOOTSTRAP1, FRESH, bake, balance, call, get, head, inject, signedTransfer } from "./support.ts";
 
 const S = suite("sandbox snapshot and revert");
 

@@ -9,7 +9,7 @@ import { importSnapshot } from "../../lib/store/snapshot/mod.ts";
 import { chainIdOf, SANDBOX_GENESIS } from "../../lib/shell/genesis.ts";
 import { openLmdbStore } from "../../platform/store/lmdb.ts";
 import { listening, npmStart, stop } from "../platform/process.ts";
-import { BOOTSTRAP1, FRESH, bake, balance, call, head, inject, signedTransfer } from "./snapshot-revert-support.ts";
+import { BOOTSTRAP1, FRESH, bake, balance, call, head, inject, signedTransfer } from "./support.ts";
 
 const S = suite("sandbox state dump and load");
 

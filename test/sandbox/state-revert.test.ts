@@ -5,7 +5,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createNode } from "../../lib/node.ts";
-import { bake, call, FRESH, get } from "./snapshot-revert-support.ts";
+import { bake, call, FRESH, get } from "./support.ts";
 
 const balanceOf = (node: Parameters<typeof get>[0], address: string) => get(node, `/chains/main/blocks/head/context/contracts/${address}/balance`);
 

@@ -1,5 +1,5 @@
 /**
- * Helpers of the snapshot, revert and state tests: RPC calls through `node.fetch`, signed
+ * Helpers of the sandbox tests: RPC calls through `node.fetch` (or a bare handler), signed
  * transfers from the bootstrap accounts, balances.
  */
 import * as assert from "uvu/assert";
@@ -16,14 +16,18 @@ export const BOOTSTRAP1_KEY = parseSecretKey("edsk3gUfUPyBSfrS9CCgmCiQsTCHGkviBD
 /** Accounts nobody funded: their balance is what they receive. */
 export const FRESH = ["tz1burnburnburnburnburnburnburjAYjjX", "tz1Ke2h7sDdakHJQh8WX4Z372du1KChsksyU", "tz1SfH1vxAt2TTZV7mpsN79uGas5LHhV8epq"] as const;
 
-/** One RPC call: status and parsed JSON body (null when empty). */
-export async function call(node: Pick<TezosNode, "fetch">, method: string, path: string, body?: unknown): Promise<{ status: number; json: Any }> {
+/** Where a call goes: a node (or anything with its `fetch`), or a bare handler. */
+export type Target = Pick<TezosNode, "fetch"> | ((request: Request) => Promise<Response>);
+
+/** One RPC call (`body` sent as JSON): status, and the body as JSON when it is (otherwise its text, null when empty). */
+export async function call(target: Target, method: string, path: string, body?: unknown): Promise<{ status: number; json: Any }> {
   const init: RequestInit = { method };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers = { "content-type": "application/json" };
   }
-  const res = await node.fetch(new Request(`http://localhost${path}`, init));
+  const request = new Request(`http://localhost${path}`, init);
+  const res = await (typeof target === "function" ? target(request) : target.fetch(request));
   const text = await res.text();
   const json = res.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : text === "" ? null : text;
   return { status: res.status, json };
